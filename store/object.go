@@ -1,0 +1,35 @@
+package store
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Object is the constraint every listwatch stage places on its element type:
+// a pointer API object that carries object metadata. *corev1.Pod,
+// *unstructured.Unstructured and *metav1.PartialObjectMetadata all satisfy it.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// KeyFunc computes the store key of an object. It must be deterministic and
+// must return an error rather than an empty key when it cannot compute one.
+type KeyFunc[T Object] func(obj T) (string, error)
+
+// NamespacedKey is the default KeyFunc: "namespace/name" for namespaced
+// objects and "name" for cluster-scoped ones. An object without a name has
+// no key and yields ErrNoName.
+func NamespacedKey[T Object](obj T) (string, error) {
+	if isNil(obj) {
+		return "", ErrNilObject
+	}
+	name := obj.GetName()
+	if name == "" {
+		return "", ErrNoName
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + name, nil
+	}
+	return name, nil
+}
