@@ -1,0 +1,53 @@
+// Package retrywatcher provides a watch.Interface that survives disconnects
+// and never loses, repeats or reorders an event.
+//
+// A RetryWatcher remembers the resource version (RV) of the last event or
+// bookmark it delivered. When its watch closes or fails transiently it opens
+// a new one from that RV, with exponential backoff and jitter; a 429 waits at
+// least as long as Retry-After asks. An event whose RV is not newer than the
+// last one delivered is dropped and counted, so a server that replays
+// history cannot produce duplicates.
+//
+// Some failures cannot be retried without losing events. On 410 Gone (the
+// RV is older than the server's history) and on 401/403, the consumer gets
+// one ERROR event carrying the server's Status and the watcher stops; Err
+// says why. In relist mode (Options.Lister set) a 410 is bridged instead: the
+// watcher lists with a quorum read, delivers what changed since the state it
+// last delivered as synthetic ADDED, MODIFIED and DELETED events (a DELETED
+// carries the last object delivered), and carries on from the list's RV.
+//
+// # Usage
+//
+// Switching from client-go is an import change:
+//
+//	rw, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion, lw)
+//	if err != nil { ... }
+//	defer rw.Stop()
+//	for ev := range rw.ResultChan() { ... }
+//
+// New takes an Options struct for relist mode, backoff and the clock. Until
+// and UntilWithSync wait for conditions over the event stream, as their
+// client-go namesakes do.
+//
+// # Design
+//
+// Decisions live in Machine, a state machine with no goroutines, channels or
+// clock: each input (watch opened or failed, an event, the stream closed, a
+// wait elapsed, a list returned) is a method call returning Effects (open a
+// watch, deliver an event, wait, list, finish). RetryWatcher's goroutine
+// only executes effects and feeds their outcomes back.
+//
+// # Concurrency
+//
+// A RetryWatcher runs one goroutine, started by New and ended by Stop, by the
+// context ending, or by a terminal error; Done closes after ResultChan has
+// closed. ResultChan is unbuffered: a slow consumer slows the watch, never
+// loses events. Stop, Done, Err and Stats are safe from any goroutine.
+//
+// # Testing
+//
+// Machine's transitions are data-driven scenarios in testdata/ (run with
+// -rewrite to regenerate the expected effects). The RetryWatcher itself is
+// tested under testing/synctest against a scripted server, with the same
+// scenarios run against client-go's RetryWatcher for comparison.
+package retrywatcher

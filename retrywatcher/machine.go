@@ -1,0 +1,282 @@
+package retrywatcher
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Phase is where the Machine stands. The set is closed:
+//
+//   - PhaseNew: constructed. Start → PhaseOpening, or PhaseListing in relist
+//     mode without a resource version.
+//   - PhaseOpening: OpenWatch emitted. WatchOpened → PhaseWatching;
+//     WatchFailed → PhaseWaiting (retryable), PhaseListing (410 in relist
+//     mode) or PhaseStopped.
+//   - PhaseWatching: events flow. A stale event is dropped; ERROR events and
+//     a closed stream lead where WatchFailed does, except that a stream that
+//     made progress reopens at once (→ PhaseOpening).
+//   - PhaseWaiting: Wait emitted. Waited → PhaseOpening, or PhaseListing if
+//     the wait was before a list.
+//   - PhaseListing: List emitted (relist mode only). Listed → PhaseOpening
+//     after delivering the differences; ListFailed → PhaseWaiting or
+//     PhaseStopped.
+//   - PhaseStopped: terminal; every input is ignored.
+type Phase int
+
+const (
+	PhaseNew Phase = iota
+	PhaseOpening
+	PhaseWatching
+	PhaseWaiting
+	PhaseListing
+	PhaseStopped
+)
+
+var phaseNames = [...]string{"new", "opening", "watching", "waiting", "listing", "stopped"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
+// Config configures a Machine.
+type Config struct {
+	// ResourceVersion is where the first watch starts. It may be empty only
+	// in relist mode, where the machine then lists first.
+	ResourceVersion string
+	// Relist turns on relist mode: a 410 leads to a quorum list whose
+	// differences from what was delivered become synthetic events.
+	Relist bool
+	// Known, in relist mode, is what the consumer already holds at
+	// ResourceVersion (usually the items of the list it came from).
+	Known []runtime.Object
+	// Backoff paces retries that made no progress.
+	Backoff Backoff
+	// Rand returns numbers in [0,1) for jitter. Nil means no jitter.
+	Rand func() float64
+}
+
+// Machine decides what a RetryWatcher does. It has no goroutines, channels
+// or clock: every input is a method call that returns the effects to run, so
+// the same inputs always give the same effects.
+type Machine struct {
+	phase Phase
+	// lastRV is the RV of the last delivered event or bookmark (initially the
+	// configured one). Every later event must be newer to be delivered.
+	lastRV string
+	// lastNum is lastRV parsed as a decimal number; valid only when numeric.
+	lastNum uint64
+	numeric bool
+	// failures counts consecutive attempts that made no progress; it sets
+	// the next backoff and is reset by any delivered event or bookmark.
+	failures int
+	// progressed is true once the open watch has delivered anything.
+	progressed bool
+	// listNext is true while waiting before a list rather than a watch.
+	listNext bool
+	// known is, in relist mode only, the last object delivered for each
+	// key still present; nil otherwise.
+	known   map[string]runtime.Object
+	relist  bool
+	backoff Backoff
+	rand    func() float64
+}
+
+// ErrInitialResourceVersion is returned for an initial RV of "" or "0"
+// outside relist mode.
+var ErrInitialResourceVersion = errors.New(`retrywatcher: initial resource version "" or "0" is not supported: ` +
+	`a watch from "" or "0" starts with synthetic ADDED events for every object and cannot be resumed ` +
+	`exactly; list first and pass the list's resource version, or use relist mode`)
+
+// NewMachine validates cfg and returns a machine in PhaseNew.
+func NewMachine(cfg Config) (*Machine, error) {
+	rv := cfg.ResourceVersion
+	if rv == "0" || (rv == "" && !cfg.Relist) {
+		return nil, ErrInitialResourceVersion
+	}
+	m := &Machine{relist: cfg.Relist, backoff: cfg.Backoff.withDefaults(), rand: cfg.Rand}
+	m.setRV(rv)
+	if cfg.Relist {
+		m.known = make(map[string]runtime.Object, len(cfg.Known))
+		for _, obj := range cfg.Known {
+			if acc, err := meta.Accessor(obj); err == nil {
+				m.known[objectKey(acc)] = obj
+			}
+		}
+	}
+	return m, nil
+}
+
+// Phase returns the current phase.
+func (m *Machine) Phase() Phase { return m.phase }
+
+// ResourceVersion returns the RV of the last delivered event or bookmark.
+func (m *Machine) ResourceVersion() string { return m.lastRV }
+
+// Start begins: a watch, or a list in relist mode without an RV.
+func (m *Machine) Start() []Effect {
+	if m.phase != PhaseNew {
+		return nil
+	}
+	if m.lastRV == "" {
+		return m.list()
+	}
+	return m.open()
+}
+
+// WatchOpened reports that OpenWatch succeeded.
+func (m *Machine) WatchOpened() []Effect {
+	if m.phase == PhaseOpening {
+		m.phase = PhaseWatching
+		m.progressed = false
+	}
+	return nil
+}
+
+// WatchFailed reports that OpenWatch failed with err.
+func (m *Machine) WatchFailed(err error) []Effect {
+	if m.phase != PhaseOpening {
+		return nil
+	}
+	return m.fail(err, nil)
+}
+
+// StreamClosed reports that the open watch's result channel closed.
+func (m *Machine) StreamClosed() []Effect {
+	if m.phase != PhaseWatching {
+		return nil
+	}
+	if m.progressed {
+		return m.open()
+	}
+	return m.wait(0, "closed-without-progress")
+}
+
+// Waited reports that the last Wait has elapsed.
+func (m *Machine) Waited() []Effect {
+	if m.phase != PhaseWaiting {
+		return nil
+	}
+	if m.listNext {
+		return m.list()
+	}
+	return m.open()
+}
+
+// Stop ends the machine at the consumer's request.
+func (m *Machine) Stop() []Effect {
+	if m.phase == PhaseStopped {
+		return nil
+	}
+	m.phase = PhaseStopped
+	return []Effect{CloseWatch{}, Finish{}}
+}
+
+// Event feeds one event from the open watch.
+func (m *Machine) Event(ev watch.Event) []Effect {
+	if m.phase != PhaseWatching {
+		return nil
+	}
+	switch ev.Type {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+		return m.objectEvent(ev)
+	case watch.Error:
+		return append([]Effect{CloseWatch{}}, m.fail(statusFromEvent(ev), &ev)...)
+	default:
+		return m.abort(fmt.Errorf("retrywatcher: unknown watch event type %q", ev.Type))
+	}
+}
+
+func (m *Machine) objectEvent(ev watch.Event) []Effect {
+	acc, err := meta.Accessor(ev.Object)
+	if err != nil {
+		return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without object metadata, "+
+			"so its resource version is unknown: %w", ev.Type, ev.Object, err))
+	}
+	rv := acc.GetResourceVersion()
+	if rv == "" {
+		return m.abort(fmt.Errorf("retrywatcher: %s event for %q has an empty resource version", ev.Type, objectKey(acc)))
+	}
+	if num, err := strconv.ParseUint(rv, 10, 64); err == nil && m.numeric && num <= m.lastNum {
+		return []Effect{Drop{Event: ev, Reason: DropStale}}
+	}
+	m.setRV(rv)
+	m.progressed = true
+	m.failures = 0
+	if ev.Type == watch.Bookmark {
+		return nil
+	}
+	if m.known != nil {
+		key := objectKey(acc)
+		if ev.Type == watch.Deleted {
+			delete(m.known, key)
+		} else {
+			m.known[key] = ev.Object
+		}
+	}
+	return []Effect{Deliver{Event: ev}}
+}
+
+// setRV records rv as the last delivered RV, parsing it when it is numeric.
+// A non-numeric RV is accepted (RVs are opaque to clients) but turns off the
+// staleness check until a numeric one arrives.
+func (m *Machine) setRV(rv string) {
+	m.lastRV = rv
+	n, err := strconv.ParseUint(rv, 10, 64)
+	m.lastNum, m.numeric = n, err == nil
+}
+
+// fail decides what a failure means. ev is the ERROR event that carried it,
+// if any, so that it reaches the consumer unchanged.
+func (m *Machine) fail(err error, ev *watch.Event) []Effect {
+	class, retryAfter := classify(err)
+	switch class {
+	case ClassGone:
+		if m.relist {
+			return m.list()
+		}
+		fallthrough
+	case ClassUnauthorized:
+		out := errorEvent(err)
+		if ev != nil {
+			out = *ev
+		}
+		m.phase = PhaseStopped
+		return []Effect{Deliver{Event: out}, Finish{Err: err}}
+	}
+	return m.wait(retryAfter, string(class))
+}
+
+// abort stops for an input the machine cannot make sense of without risking
+// a silent gap in the stream.
+func (m *Machine) abort(err error) []Effect {
+	m.phase = PhaseStopped
+	return []Effect{CloseWatch{}, Deliver{Event: errorEvent(err)}, Finish{Err: err}}
+}
+
+func (m *Machine) open() []Effect {
+	m.phase = PhaseOpening
+	return []Effect{OpenWatch{ResourceVersion: m.lastRV}}
+}
+
+func (m *Machine) list() []Effect {
+	m.phase = PhaseListing
+	m.listNext = false
+	return []Effect{List{}}
+}
+
+// wait backs off for at least floor, remembering whether a list or a watch
+// comes next.
+func (m *Machine) wait(floor time.Duration, reason string) []Effect {
+	m.listNext = m.phase == PhaseListing
+	m.failures++
+	r := 0.0
+	if m.rand != nil {
+		r = m.rand()
+	}
+	m.phase = PhaseWaiting
+	return []Effect{Wait{For: max(m.backoff.delay(m.failures, r), floor), Reason: reason}}
+}

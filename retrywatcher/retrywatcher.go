@@ -1,0 +1,162 @@
+package retrywatcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Options configures a RetryWatcher made by New.
+type Options struct {
+	// ResourceVersion is where watching starts. "" and "0" are rejected
+	// unless Lister is set, in which case "" means "list first".
+	ResourceVersion string
+	// Watcher opens watches. Required.
+	Watcher cache.WatcherWithContext
+	// Lister, when set, turns on relist mode: instead of stopping on 410 Gone
+	// the RetryWatcher lists (RV=""), delivers the differences as synthetic
+	// ADDED/MODIFIED/DELETED events and carries on watching.
+	Lister cache.ListerWithContext
+	// Known, in relist mode, are the objects the consumer holds at
+	// ResourceVersion, so that a relist reports only real differences.
+	Known []runtime.Object
+	// Backoff paces retries; zero fields take defaults.
+	Backoff Backoff
+	// Clock times the waits. Nil means the real clock.
+	Clock clock.WithTicker
+}
+
+// RetryWatcher is a watch.Interface that reopens its watch from the last
+// resource version it delivered whenever the stream closes or fails
+// transiently, so the consumer sees every event once and in order.
+type RetryWatcher struct {
+	result chan watch.Event
+	done   chan struct{}
+	cancel context.CancelFunc
+	// stats are updated by the run goroutine and read by anyone.
+	stats counters
+	// err is why the watcher stopped; set before done closes.
+	errMu sync.Mutex
+	err   error
+}
+
+// NewRetryWatcherWithContext has the signature of client-go's
+// tools/watch.NewRetryWatcherWithContext: it watches from
+// initialResourceVersion, which must not be "" or "0".
+func NewRetryWatcherWithContext(ctx context.Context, initialResourceVersion string, w cache.WatcherWithContext) (*RetryWatcher, error) {
+	return New(ctx, Options{ResourceVersion: initialResourceVersion, Watcher: w})
+}
+
+// New starts a RetryWatcher configured by opts. It stops when ctx ends or
+// Stop is called.
+func New(ctx context.Context, opts Options) (*RetryWatcher, error) {
+	if opts.Watcher == nil {
+		return nil, errors.New("retrywatcher: Options.Watcher is required")
+	}
+	m, err := NewMachine(Config{
+		ResourceVersion: opts.ResourceVersion,
+		Relist:          opts.Lister != nil,
+		Known:           opts.Known,
+		Backoff:         opts.Backoff,
+		Rand:            rand.Float64,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rw := &RetryWatcher{result: make(chan watch.Event), done: make(chan struct{}), cancel: cancel}
+	s := &shell{rw: rw, m: m, opts: opts, log: klog.FromContext(ctx).WithName("retrywatcher")}
+	go s.run(ctx)
+	return rw, nil
+}
+
+// ResultChan implements watch.Interface. It closes after the watcher stops.
+func (rw *RetryWatcher) ResultChan() <-chan watch.Event { return rw.result }
+
+// Stop implements watch.Interface. It may be called any number of times.
+func (rw *RetryWatcher) Stop() { rw.cancel() }
+
+// Done is closed once the watcher has stopped and ResultChan is closed.
+func (rw *RetryWatcher) Done() <-chan struct{} { return rw.done }
+
+// Err returns why the watcher stopped: nil while running or after Stop, the
+// terminal error (410 Gone, 401/403, an unusable event) otherwise.
+func (rw *RetryWatcher) Err() error {
+	rw.errMu.Lock()
+	defer rw.errMu.Unlock()
+	return rw.err
+}
+
+// Stats returns a snapshot of the watcher's counters.
+func (rw *RetryWatcher) Stats() Stats { return rw.stats.snapshot() }
+
+// Stats counts what a RetryWatcher has done.
+type Stats struct {
+	// Watches is the number of watch calls made, successful or not.
+	Watches int64
+	// Lists is the number of list calls made (relist mode).
+	Lists int64
+	// Delivered is the number of events sent to the consumer.
+	Delivered int64
+	// Stale is the number of events dropped for not being newer than the
+	// last one delivered.
+	Stale int64
+	// Retries counts waits before a retry, by error class.
+	Retries map[string]int64
+}
+
+type counters struct {
+	watches, lists, delivered, stale atomic.Int64
+	mu                               sync.Mutex
+	retries                          map[string]int64
+}
+
+func (c *counters) retry(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.retries == nil {
+		c.retries = map[string]int64{}
+	}
+	c.retries[reason]++
+}
+
+func (c *counters) snapshot() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := Stats{Watches: c.watches.Load(), Lists: c.lists.Load(), Delivered: c.delivered.Load(),
+		Stale: c.stale.Load(), Retries: map[string]int64{}}
+	for k, v := range c.retries {
+		s.Retries[k] = v
+	}
+	return s
+}
+
+// listItems extracts the items and resource version of a list object.
+func listItems(list runtime.Object) ([]runtime.Object, string, error) {
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, "", fmt.Errorf("retrywatcher: list returned a %T without list metadata: %w", list, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, "", fmt.Errorf("retrywatcher: cannot extract items from %T: %w", list, err)
+	}
+	return items, lm.GetResourceVersion(), nil
+}
+
+var _ watch.Interface = (*RetryWatcher)(nil)
+
+var errNilWatch = errors.New("retrywatcher: the watcher returned neither a watch nor an error")
