@@ -1,0 +1,50 @@
+package store
+
+import "k8s.io/apimachinery/pkg/labels"
+
+// Namespace returns a reader scoped to namespace ns, served from the
+// built-in NamespaceIndex so its cost is proportional to the namespace, not
+// the store. As in client-go listers, ns == "" (metav1.NamespaceAll) means
+// every namespace.
+func (r Reader[T]) Namespace(ns string) NamespaceReader[T] {
+	return NamespaceReader[T]{r: r, ns: ns}
+}
+
+// NamespaceReader reads the objects of one namespace. It is a small value,
+// safe for concurrent use.
+type NamespaceReader[T Object] struct {
+	r  Reader[T]
+	ns string
+}
+
+// List returns the namespace's objects whose labels match sel; a nil
+// selector matches everything.
+func (n NamespaceReader[T]) List(sel labels.Selector) []T {
+	keep := labelFilter[T](sel)
+	if n.ns == "" {
+		return n.r.c.appendAll(nil, keep)
+	}
+	out, _ := n.r.c.appendIndexed(nil, NamespaceIndex, n.ns, keep)
+	return out
+}
+
+// Get returns the object called name in the namespace. With the default
+// key function this is one lookup; with a custom one it scans the
+// namespace. In the all-namespaces reader (ns == ""), Get finds
+// cluster-scoped objects.
+func (n NamespaceReader[T]) Get(name string) (obj T, exists bool) {
+	if n.r.defaultKey {
+		var buf [128]byte
+		key := buf[:0]
+		if n.ns != "" {
+			key = append(append(key, n.ns...), '/')
+		}
+		key = append(key, name...)
+		return n.r.c.getBytes(key)
+	}
+	found, _ := n.r.c.appendIndexed(nil, NamespaceIndex, n.ns, func(o T) bool { return o.GetName() == name })
+	if len(found) == 0 {
+		return obj, false
+	}
+	return found[0], true
+}
