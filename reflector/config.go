@@ -1,0 +1,99 @@
+package reflector
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// WatchListMode chooses between a streaming list and a paginated list.
+type WatchListMode int
+
+const (
+	// WatchListAuto tries a streaming list first and falls back to a
+	// paginated list for the rest of the cycle when the server rejects it.
+	WatchListAuto WatchListMode = iota
+	// WatchListOff always uses a paginated list.
+	WatchListOff
+	// WatchListForce always uses a streaming list and never falls back; its
+	// errors are retried after a backoff.
+	WatchListForce
+)
+
+const (
+	defaultPageSize        = 500
+	defaultMinWatchTimeout = 5 * time.Minute
+	// shortWatch is the minimum life of a watch that closes without events
+	// before the close is treated as a failure.
+	shortWatch = time.Second
+)
+
+// Config holds the decision parameters of the state machine. Zero values
+// take the defaults stated on each field.
+type Config[T store.Object] struct {
+	// PageSize is the list page size. 0 means 500; negative disables paging.
+	// As in client-go, a relist at a specific resource version is not paged
+	// (so the watch cache serves it) unless the server paginated the first
+	// RV="0" list.
+	PageSize int64
+	// WatchList selects streaming or paginated lists. Default WatchListAuto.
+	WatchList WatchListMode
+	// MinWatchTimeout and MaxWatchTimeout bound the random timeoutSeconds of
+	// each watch, drawn in [Min, Max). Defaults 5m and 2×Min.
+	MinWatchTimeout, MaxWatchTimeout time.Duration
+	// IdleTimeout is the watchdog window: a watch that delivers neither an
+	// event nor a bookmark for this long is closed and resumed from the last
+	// resource version. 0 disables the watchdog.
+	IdleTimeout time.Duration
+	// Backoff configures retry delays.
+	Backoff BackoffConfig
+	// Rand is the source of jitter and watch timeouts. Default: a PCG seeded
+	// at random. Inject a seeded source for deterministic runs. It is used
+	// from one goroutine only.
+	Rand *rand.Rand
+	// KeyFunc keys objects while a streaming list is collected. Default
+	// store.NamespacedKey.
+	KeyFunc store.KeyFunc[T]
+	// Metrics receives counters. Default NoopMetrics.
+	Metrics Metrics
+}
+
+func (c Config[T]) withDefaults() (Config[T], error) {
+	switch {
+	case c.PageSize == 0:
+		c.PageSize = defaultPageSize
+	case c.PageSize < 0:
+		c.PageSize = 0
+	}
+	if c.WatchList < WatchListAuto || c.WatchList > WatchListForce {
+		return c, fmt.Errorf("reflector: unknown WatchListMode %d", c.WatchList)
+	}
+	if c.MinWatchTimeout <= 0 {
+		c.MinWatchTimeout = defaultMinWatchTimeout
+	}
+	if c.MaxWatchTimeout <= 0 {
+		c.MaxWatchTimeout = 2 * c.MinWatchTimeout
+	}
+	if c.MaxWatchTimeout < c.MinWatchTimeout {
+		return c, fmt.Errorf("reflector: MaxWatchTimeout %v < MinWatchTimeout %v", c.MaxWatchTimeout, c.MinWatchTimeout)
+	}
+	if c.IdleTimeout < 0 {
+		return c, fmt.Errorf("reflector: negative IdleTimeout %v", c.IdleTimeout)
+	}
+	if c.Backoff.Factor != 0 && c.Backoff.Factor < 1 {
+		return c, fmt.Errorf("reflector: Backoff.Factor %v < 1", c.Backoff.Factor)
+	}
+	c.Backoff = c.Backoff.withDefaults()
+	if c.Rand == nil {
+		c.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if c.KeyFunc == nil {
+		c.KeyFunc = store.NamespacedKey[T]
+	}
+	if c.Metrics == nil {
+		c.Metrics = NoopMetrics{}
+	}
+	return c, nil
+}

@@ -1,0 +1,127 @@
+package reflector
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// Effect is an action the machine asks its shell to perform, in order. The
+// set is closed. Store effects (Replace, Apply, Progress) are executed
+// synchronously; List and Watch start requests whose results come back as
+// inputs.
+type Effect interface {
+	fmt.Stringer
+	isEffect()
+}
+
+// List asks for one list request (one page) with these options. Its result
+// is a ListPage or ListFailed input.
+type List struct{ Options metav1.ListOptions }
+
+// Watch asks to open a watch with these options (a streaming list when
+// SendInitialEvents is set). At most one watch is open at a time: the shell
+// must already have closed the previous one. Its results are WatchOpened or
+// WatchFailed, then WatchEvent inputs, then WatchClosed.
+type Watch struct{ Options metav1.ListOptions }
+
+// StopWatch asks to close the open watch (or abandon the one being opened);
+// no input from it may be delivered afterwards.
+type StopWatch struct{}
+
+// Sleep says the machine waits D before its next action. The shell's timer
+// is driven by Machine.Deadline; Sleep makes the delay visible.
+type Sleep struct{ D time.Duration }
+
+// Replace asks the store to replace its content with a complete list.
+type Replace[T store.Object] struct {
+	Items           []T
+	ResourceVersion string
+}
+
+// Apply asks the store to apply one watch event: Add for watch.Added,
+// Update for watch.Modified, Delete for watch.Deleted.
+type Apply[T store.Object] struct {
+	Type   watch.EventType
+	Object T
+}
+
+// Progress reports a resource version reached without an object change
+// (a bookmark); it goes to the store's optional ResourceVersionUpdater.
+type Progress struct{ ResourceVersion string }
+
+// ReportError reports an error: the shell logs it. It has already been
+// counted and recorded in Status.
+type ReportError struct {
+	Reason Reason
+	Err    error
+}
+
+func (List) isEffect()        {}
+func (Watch) isEffect()       {}
+func (StopWatch) isEffect()   {}
+func (Sleep) isEffect()       {}
+func (Replace[T]) isEffect()  {}
+func (Apply[T]) isEffect()    {}
+func (Progress) isEffect()    {}
+func (ReportError) isEffect() {}
+
+func (e List) String() string {
+	o := e.Options
+	var b strings.Builder
+	if o.Continue != "" {
+		fmt.Fprintf(&b, "list continue=%s", o.Continue)
+	} else {
+		fmt.Fprintf(&b, "list rv=%q", o.ResourceVersion)
+	}
+	if o.Limit > 0 {
+		fmt.Fprintf(&b, " limit=%d", o.Limit)
+	}
+	return b.String()
+}
+
+func (e Watch) String() string {
+	o := e.Options
+	var b strings.Builder
+	fmt.Fprintf(&b, "watch rv=%q", o.ResourceVersion)
+	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		fmt.Fprintf(&b, " send-initial-events match=%s", o.ResourceVersionMatch)
+	}
+	if o.AllowWatchBookmarks {
+		b.WriteString(" bookmarks")
+	}
+	if o.TimeoutSeconds != nil {
+		fmt.Fprintf(&b, " timeout=%ds", *o.TimeoutSeconds)
+	}
+	return b.String()
+}
+
+func (StopWatch) String() string  { return "stop-watch" }
+func (e Sleep) String() string    { return "sleep " + e.D.Round(time.Millisecond).String() }
+func (e Progress) String() string { return "progress rv=" + e.ResourceVersion }
+
+func (e Replace[T]) String() string {
+	names := make([]string, len(e.Items))
+	for i, it := range e.Items {
+		names[i] = objectName(it)
+	}
+	return fmt.Sprintf("replace rv=%s items=(%s)", e.ResourceVersion, strings.Join(names, ","))
+}
+
+func (e Apply[T]) String() string {
+	return fmt.Sprintf("%s %s rv=%s", strings.ToLower(string(e.Type)), objectName(e.Object), e.Object.GetResourceVersion())
+}
+
+func (e ReportError) String() string { return fmt.Sprintf("error %s: %v", e.Reason, e.Err) }
+
+func objectName(o metav1.Object) string {
+	if ns := o.GetNamespace(); ns != "" {
+		return ns + "/" + o.GetName()
+	}
+	return o.GetName()
+}

@@ -1,0 +1,56 @@
+package reflector
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Input is something that happened outside the machine: the result of an
+// effect it asked for, a tick of time, or a stop. The set is closed.
+type Input interface{ isInput() }
+
+// ListPage is one page answered to a List effect: its items (of any type;
+// the machine drops those that are not T), the list's resource version and
+// its continue token ("" on the last page).
+type ListPage struct {
+	Items           []runtime.Object
+	ResourceVersion string
+	Continue        string
+}
+
+// ListFailed is the error answered to a List effect.
+type ListFailed struct{ Err error }
+
+// WatchOpened says the watch asked for by the last Watch effect is open.
+type WatchOpened struct{}
+
+// WatchFailed is the error that prevented the last Watch effect's watch from
+// opening.
+type WatchFailed struct{ Err error }
+
+// WatchEvent is one event from the open watch.
+type WatchEvent struct{ Event watch.Event }
+
+// WatchClosed says the open watch's result channel was closed.
+type WatchClosed struct{}
+
+// ReplaceFailed says the store refused the last Replace effect; the effects
+// that followed it in the same batch were not executed.
+type ReplaceFailed struct{ Err error }
+
+// Tick says time has passed; the time itself is Step's now argument.
+type Tick struct{}
+
+// Stop ends the machine: it answers StopWatch if a watch may be open and
+// enters PhaseStopped.
+type Stop struct{}
+
+func (ListPage) isInput()      {}
+func (ListFailed) isInput()    {}
+func (WatchOpened) isInput()   {}
+func (WatchFailed) isInput()   {}
+func (WatchEvent) isInput()    {}
+func (WatchClosed) isInput()   {}
+func (ReplaceFailed) isInput() {}
+func (Tick) isInput()          {}
+func (Stop) isInput()          {}

@@ -1,0 +1,232 @@
+package reflector
+
+import (
+	"time"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// resume names the action a backoff ends with.
+type resume int
+
+const (
+	resumeCycle  resume = iota // start a new list cycle (streaming or paginated)
+	resumeWatch                // re-watch from the last synced resource version
+	resumeStream               // retry the streaming list of the current cycle
+)
+
+// Machine is the List-then-Watch engine as a pure state machine: it has no
+// goroutines, channels or clock. Each Step takes the current time and one
+// Input and returns the Effects to execute, in order. Randomness (jitter,
+// watch timeouts) comes from Config.Rand, so a seeded source makes every
+// run reproducible. A Machine is not safe for concurrent use.
+type Machine[T store.Object] struct {
+	cfg Config[T] // defaults applied; never changes
+	// now is the time given to the Step in progress.
+	now time.Time
+	// out collects the effects of the Step in progress.
+	out []Effect
+	// started is set by Start; Step ignores inputs before it.
+	started bool
+	phase   Phase
+
+	// lastSyncRV is the resource version of the last list, event or
+	// bookmark applied; "" until the first list completes.
+	lastSyncRV string
+	// rvUnavailable is set when a list or streaming list at lastSyncRV got
+	// Expired; the next one then asks for RV="" (a quorum read). Cleared by
+	// a completed list.
+	rvUnavailable bool
+	// synced is set once a Replace has been emitted and not refused.
+	synced bool
+	// undo holds lastSyncRV and synced as they were before the last
+	// Replace, restored if the store refuses it.
+	undo struct {
+		rv     string
+		synced bool
+	}
+
+	// reason, lastErr and failures back Status; see there.
+	reason   Reason
+	lastErr  error
+	failures int
+
+	backoff backoff
+	// wakeAt is when PhaseBackoff ends; then the machine performs after,
+	// and a new cycle is counted with cause as its relist cause.
+	wakeAt time.Time
+	after  resume
+	cause  Reason
+
+	// list is the paginated list in flight (PhaseListing).
+	list listState[T]
+	// paginatedResult is set when the server paged an RV="0" list: the
+	// watch cache is off for this resource, so relists keep paging.
+	paginatedResult bool
+
+	// stream holds the objects of a streaming list by key (PhaseStreaming).
+	stream map[string]T
+	// watch is the watch or streaming list being opened or open.
+	watch watchState
+}
+
+// listState is a paginated list in progress.
+type listState[T store.Object] struct {
+	rv    string // the resource version the first page asked for
+	limit int64  // the page size sent; 0 when not paging
+	pages int    // pages received so far
+	// pageRV is the first page's resource version: the list's snapshot.
+	pageRV string
+	items  []T
+}
+
+// watchState is the watch being opened or open.
+type watchState struct {
+	rv   string // resource version the watch asked for
+	open bool   // WatchOpened seen and no WatchClosed/error since
+	// start is when the Watch effect was emitted; lastActivity is the last
+	// open or event, which the idle watchdog measures from.
+	start, lastActivity time.Time
+	events              int // events received on this watch
+	// propagate: ADDED events advance lastSyncRV. False for a watch from
+	// ""/"0" until a non-ADDED event shows the synthetic ADDED are over.
+	propagate bool
+}
+
+// NewMachine returns a machine in PhaseListing that has not yet asked for
+// anything; call Start.
+func NewMachine[T store.Object](cfg Config[T]) (*Machine[T], error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Machine[T]{cfg: cfg, backoff: backoff{cfg: cfg.Backoff}}, nil
+}
+
+// Start begins the first list cycle; later calls return nil.
+func (m *Machine[T]) Start(now time.Time) []Effect {
+	if m.started {
+		return nil
+	}
+	m.started = true
+	m.begin(now)
+	m.startCycle(ReasonNone)
+	return m.out
+}
+
+// Step feeds one input observed at now and returns the effects to execute.
+// Inputs that do not belong to the current phase (e.g. a late ListPage
+// while watching) are ignored.
+func (m *Machine[T]) Step(now time.Time, in Input) []Effect {
+	if !m.started || m.phase == PhaseStopped {
+		return nil
+	}
+	m.begin(now)
+	switch in := in.(type) {
+	case Stop:
+		m.stop()
+	case Tick:
+		m.tick()
+	case ListPage:
+		m.onListPage(in)
+	case ListFailed:
+		m.onListFailed(in.Err)
+	case WatchOpened:
+		m.onWatchOpened()
+	case WatchFailed:
+		m.onWatchFailed(in.Err)
+	case WatchEvent:
+		m.onWatchEvent(in.Event)
+	case WatchClosed:
+		m.onWatchClosed()
+	case ReplaceFailed:
+		m.onReplaceFailed(in.Err)
+	}
+	return m.out
+}
+
+// Deadline is the time at which the machine wants a Tick: the end of a
+// backoff, or the idle watchdog of a watch. ok is false when it needs none.
+func (m *Machine[T]) Deadline() (at time.Time, ok bool) {
+	switch m.phase {
+	case PhaseBackoff:
+		return m.wakeAt, true
+	case PhaseWatching, PhaseStreaming:
+		if m.cfg.IdleTimeout > 0 {
+			return m.watch.lastActivity.Add(m.cfg.IdleTimeout), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Status returns a snapshot of the machine's health.
+func (m *Machine[T]) Status() Status {
+	return Status{
+		Phase:                   m.phase,
+		Synced:                  m.synced,
+		Reason:                  m.reason,
+		LastError:               m.lastErr,
+		Failures:                m.failures,
+		LastSyncResourceVersion: m.lastSyncRV,
+	}
+}
+
+func (m *Machine[T]) begin(now time.Time) {
+	m.now = now
+	m.out = nil
+}
+
+func (m *Machine[T]) emit(e Effect) { m.out = append(m.out, e) }
+
+// startCycle begins a list cycle: a streaming list unless it is off.
+func (m *Machine[T]) startCycle(cause Reason) {
+	m.cfg.Metrics.Relist(cause)
+	if m.cfg.WatchList == WatchListOff {
+		m.startList(m.relistRV())
+		return
+	}
+	m.startStream()
+}
+
+// relistRV is the resource version a paginated list asks for: "0" (watch
+// cache) at first, the last synced one afterwards, "" after Expired.
+func (m *Machine[T]) relistRV() string {
+	switch {
+	case m.rvUnavailable:
+		return ""
+	case m.lastSyncRV == "":
+		return "0"
+	}
+	return m.lastSyncRV
+}
+
+func (m *Machine[T]) stop() {
+	if m.phase == PhaseWatching || m.phase == PhaseStreaming {
+		m.emit(StopWatch{})
+	}
+	m.phase = PhaseStopped
+}
+
+func (m *Machine[T]) tick() {
+	switch m.phase {
+	case PhaseBackoff:
+		if !m.now.Before(m.wakeAt) {
+			m.resume()
+		}
+	case PhaseWatching, PhaseStreaming:
+		if at, ok := m.Deadline(); ok && !m.now.Before(at) {
+			m.onIdle()
+		}
+	}
+}
+
+func (m *Machine[T]) resume() {
+	switch m.after {
+	case resumeWatch:
+		m.startWatch()
+	case resumeStream:
+		m.startStream()
+	default:
+		m.startCycle(m.cause)
+	}
+}

@@ -1,0 +1,70 @@
+package reflector
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// report records and counts an error without changing phase.
+func (m *Machine[T]) report(reason Reason, err error) {
+	m.reason, m.lastErr = reason, err
+	m.cfg.Metrics.Error(reason)
+	m.emit(ReportError{Reason: reason, Err: err})
+}
+
+// healthy clears the error state after a successful request.
+func (m *Machine[T]) healthy() {
+	m.reason, m.lastErr, m.failures = ReasonNone, nil, 0
+}
+
+// fail records a failed attempt and enters PhaseBackoff; after the delay the
+// machine performs after.
+func (m *Machine[T]) fail(reason Reason, err error, after resume) {
+	m.report(reason, err)
+	m.failures++
+	d := m.backoff.delay(m.now, m.cfg.Rand)
+	if reason.slow() {
+		d = max(d, m.cfg.Backoff.Slow)
+	}
+	if secs, ok := apierrors.SuggestsClientDelay(err); ok && reason == ReasonTooManyRequests {
+		d = max(d, time.Duration(secs)*time.Second)
+	}
+	m.phase = PhaseBackoff
+	m.wakeAt = m.now.Add(d)
+	m.after = after
+	m.cause = reason
+	m.emit(Sleep{D: d})
+}
+
+// typed converts an object from the server to T; anything else (nil, a
+// typed nil, another type) is reported as ReasonUnexpectedType and dropped.
+func (m *Machine[T]) typed(o runtime.Object) (T, bool) {
+	var zero T
+	if o == nil {
+		m.report(ReasonUnexpectedType, fmt.Errorf("nil object, want %T", zero))
+		return zero, false
+	}
+	if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && v.IsNil() {
+		m.report(ReasonUnexpectedType, fmt.Errorf("nil %T, want %T", o, zero))
+		return zero, false
+	}
+	t, ok := o.(T)
+	if !ok {
+		m.report(ReasonUnexpectedType, fmt.Errorf("object of type %T, want %T", o, zero))
+	}
+	return t, ok
+}
+
+// typedAll converts a page of items, dropping those of the wrong type.
+func (m *Machine[T]) typedAll(objs []runtime.Object, into []T) []T {
+	for _, o := range objs {
+		if t, ok := m.typed(o); ok {
+			into = append(into, t)
+		}
+	}
+	return into
+}

@@ -1,0 +1,99 @@
+package reflector
+
+import (
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// startList asks for the first page of a paginated list at rv.
+func (m *Machine[T]) startList(rv string) {
+	limit := int64(0)
+	if rv == "" || rv == "0" || m.paginatedResult {
+		limit = m.cfg.PageSize
+	}
+	m.startListLimit(rv, limit)
+}
+
+func (m *Machine[T]) startListLimit(rv string, limit int64) {
+	m.phase = PhaseListing
+	m.list = listState[T]{rv: rv, limit: limit}
+	m.cfg.Metrics.List()
+	m.emit(List{Options: metav1.ListOptions{ResourceVersion: rv, Limit: limit}})
+}
+
+func (m *Machine[T]) onListPage(p ListPage) {
+	if m.phase != PhaseListing {
+		return
+	}
+	l := &m.list
+	l.pages++
+	if l.pages == 1 {
+		l.pageRV = p.ResourceVersion
+		if l.rv == "0" && p.Continue != "" {
+			m.paginatedResult = true
+		}
+	}
+	l.items = m.typedAll(p.Items, l.items)
+	if p.Continue != "" {
+		m.cfg.Metrics.List()
+		m.emit(List{Options: metav1.ListOptions{Continue: p.Continue, Limit: l.limit}})
+		return
+	}
+	items, rv := l.items, l.pageRV
+	m.list = listState[T]{}
+	m.replace(items, rv)
+	m.startWatch()
+}
+
+// onListFailed decides on a failed page: see the decision table in
+// docs/reflector.md.
+func (m *Machine[T]) onListFailed(err error) {
+	if m.phase != PhaseListing {
+		return
+	}
+	reason := Classify(err)
+	l := m.list
+	switch {
+	case reason == ReasonExpired && l.rv != "":
+		// The resource version (or the continue token built on it) is gone:
+		// list again from a quorum read.
+		m.report(reason, err)
+		m.rvUnavailable = true
+		m.cfg.Metrics.Relist(reason)
+		m.startList("")
+	case reason == ReasonExpired && l.pages > 0 && l.limit > 0:
+		// A quorum-read list outlived its continue token: read it whole.
+		m.report(reason, err)
+		m.cfg.Metrics.Relist(reason)
+		m.startListLimit("", 0)
+	default:
+		m.fail(reason, err, resumeCycle)
+	}
+}
+
+// replace emits a Replace and records the list's resource version.
+func (m *Machine[T]) replace(items []T, rv string) {
+	m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
+	m.emit(Replace[T]{Items: items, ResourceVersion: rv})
+	m.synced = true
+	m.lastSyncRV = rv
+	m.rvUnavailable = false
+	m.healthy()
+	m.cfg.Metrics.ResourceVersion(rv)
+}
+
+// onReplaceFailed undoes the last replace and retries the cycle after a
+// backoff. The effects after the Replace were not executed, but a
+// streaming list's watch is open, so it is stopped.
+func (m *Machine[T]) onReplaceFailed(err error) {
+	if err == nil {
+		err = errors.New("store refused Replace")
+	}
+	m.lastSyncRV, m.synced = m.undo.rv, m.undo.synced
+	if m.phase == PhaseWatching {
+		m.emit(StopWatch{})
+		m.watch.open = false
+	}
+	m.fail(ReasonStore, err, resumeCycle)
+}

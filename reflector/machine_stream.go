@@ -1,0 +1,106 @@
+package reflector
+
+import (
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+)
+
+// startStream opens a streaming list: a watch with sendInitialEvents that
+// replays the current objects as ADDED events and ends them with a bookmark
+// annotated k8s.io/initial-events-end.
+func (m *Machine[T]) startStream() {
+	m.phase = PhaseStreaming
+	rv := m.lastSyncRV
+	if m.rvUnavailable {
+		rv = ""
+	}
+	m.stream = make(map[string]T)
+	m.watch = watchState{rv: rv, start: m.now, lastActivity: m.now}
+	m.cfg.Metrics.Watch()
+	m.emit(Watch{Options: metav1.ListOptions{
+		ResourceVersion:      rv,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		SendInitialEvents:    ptr.To(true),
+		AllowWatchBookmarks:  true,
+		TimeoutSeconds:       m.watchTimeout(),
+	}})
+}
+
+func (m *Machine[T]) streamEvent(ev watch.Event) {
+	switch ev.Type {
+	case watch.Bookmark:
+		rv, ok := m.bookmarkRV(ev.Object)
+		if ok && isInitialEventsEnd(ev) {
+			m.finishStream(rv)
+		}
+	case watch.Added, watch.Modified, watch.Deleted:
+		m.collect(ev)
+	default:
+		m.report(ReasonDecode, fmt.Errorf("unknown watch event type %q", ev.Type))
+	}
+}
+
+func isInitialEventsEnd(ev watch.Event) bool {
+	o, ok := ev.Object.(metav1.Object)
+	return ok && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}
+
+// collect applies one initial event to the streamed set.
+func (m *Machine[T]) collect(ev watch.Event) {
+	obj, ok := m.typed(ev.Object)
+	if !ok {
+		return
+	}
+	key, err := m.cfg.KeyFunc(obj)
+	if err != nil {
+		m.report(ReasonDecode, fmt.Errorf("streamed object has no key: %w", err))
+		return
+	}
+	if ev.Type == watch.Deleted {
+		delete(m.stream, key)
+		return
+	}
+	m.stream[key] = obj
+}
+
+// finishStream replaces the store with the streamed set and keeps the same
+// stream open as the watch.
+func (m *Machine[T]) finishStream(rv string) {
+	keys := make([]string, 0, len(m.stream))
+	for k := range m.stream {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	items := make([]T, len(keys))
+	for i, k := range keys {
+		items[i] = m.stream[k]
+	}
+	m.stream = nil
+	m.replace(items, rv)
+	m.phase = PhaseWatching
+	m.watch.propagate = true
+}
+
+// streamError decides after a streaming list failed: see the decision table
+// in docs/reflector.md. It mirrors client-go: 429 and connection errors
+// retry the stream after a backoff, Expired retries it at once from RV="",
+// and every other error falls back to a paginated list (auto mode).
+func (m *Machine[T]) streamError(reason Reason, err error) {
+	m.stream = nil
+	switch {
+	case reason == ReasonExpired && m.watch.rv != "":
+		m.report(reason, err)
+		m.rvUnavailable = true
+		m.cfg.Metrics.Relist(reason)
+		m.startStream()
+	case reason == ReasonTooManyRequests, reason == ReasonConnection, m.cfg.WatchList == WatchListForce:
+		m.fail(reason, err, resumeStream)
+	default:
+		m.report(reason, err)
+		m.startList(m.relistRV())
+	}
+}

@@ -1,0 +1,155 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Reason classifies an error the reflector met. Every error is counted under
+// exactly one Reason (Metrics.Error) and the last one is shown in Status.
+type Reason int
+
+const (
+	// ReasonNone: no error. As a relist cause it means "the first list".
+	ReasonNone Reason = iota
+	// ReasonExpired: 410 Gone/Expired, or a resource version too large for
+	// the server to serve yet. The remedy is a relist.
+	ReasonExpired
+	// ReasonTooManyRequests: 429; the Retry-After hint is honoured.
+	ReasonTooManyRequests
+	// ReasonServerError: a 5xx status, including server timeouts.
+	ReasonServerError
+	// ReasonConnection: connection refused or reset, EOF, network timeout.
+	ReasonConnection
+	// ReasonUnauthorized: 401; the client's credentials are refused.
+	ReasonUnauthorized
+	// ReasonForbidden: 403; RBAC does not allow list or watch.
+	ReasonForbidden
+	// ReasonNotFound: 404; the resource does not exist (e.g. a CRD that is
+	// not installed).
+	ReasonNotFound
+	// ReasonDecode: a response the reflector cannot understand, e.g. a list
+	// without list metadata or an ERROR event that carries no Status.
+	ReasonDecode
+	// ReasonUnexpectedType: an object that is not of the reflector's type;
+	// it is dropped.
+	ReasonUnexpectedType
+	// ReasonWatchIdle: the watchdog closed a watch that carried neither an
+	// event nor a bookmark for the idle window.
+	ReasonWatchIdle
+	// ReasonShortWatch: a watch closed within a second without any event,
+	// which suggests an unhealthy server; it is retried after a backoff.
+	ReasonShortWatch
+	// ReasonStore: the store refused a Replace.
+	ReasonStore
+	// ReasonOther: any other error, e.g. 400 Bad Request.
+	ReasonOther
+)
+
+var reasonNames = [...]string{
+	"None", "Expired", "TooManyRequests", "ServerError", "Connection", "Unauthorized", "Forbidden",
+	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "Store", "Other",
+}
+
+func (r Reason) String() string {
+	if r < 0 || int(r) >= len(reasonNames) {
+		return "Unknown"
+	}
+	return reasonNames[r]
+}
+
+// slow reports whether errors of this class are unlikely to clear by
+// themselves soon, so retries use the slow backoff floor.
+func (r Reason) slow() bool {
+	return r == ReasonUnauthorized || r == ReasonForbidden || r == ReasonNotFound
+}
+
+// decodeError marks an error as a ReasonDecode error.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return "decode: " + e.err.Error() }
+func (e decodeError) Unwrap() error { return e.err }
+
+// Classify returns the Reason for err; nil yields ReasonNone.
+func Classify(err error) Reason {
+	switch {
+	case err == nil:
+		return ReasonNone
+	case errors.As(err, new(decodeError)), apierrors.IsUnexpectedObjectError(err):
+		return ReasonDecode
+	case isExpired(err):
+		return ReasonExpired
+	}
+	if r, ok := classifyStatus(err); ok {
+		return r
+	}
+	if isConnectionError(err) {
+		return ReasonConnection
+	}
+	return ReasonOther
+}
+
+// classifyStatus maps an API status error to its Reason.
+func classifyStatus(err error) (Reason, bool) {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return ReasonNone, false
+	}
+	code := status.Status().Code
+	switch {
+	case apierrors.IsTooManyRequests(err):
+		return ReasonTooManyRequests, true
+	case apierrors.IsUnauthorized(err):
+		return ReasonUnauthorized, true
+	case apierrors.IsForbidden(err):
+		return ReasonForbidden, true
+	case apierrors.IsNotFound(err):
+		return ReasonNotFound, true
+	case code >= http.StatusInternalServerError, apierrors.IsInternalError(err),
+		apierrors.IsServerTimeout(err), apierrors.IsServiceUnavailable(err), apierrors.IsTimeout(err):
+		return ReasonServerError, true
+	}
+	return ReasonOther, true
+}
+
+// isExpired reports a 410 (Expired or Gone) or a "too large resource
+// version" error: in both cases the requested resource version cannot be
+// served and only a relist helps.
+func isExpired(err error) bool {
+	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		return true
+	}
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		return true
+	}
+	// Servers before 1.18.6 said so only in a timeout's message.
+	var status apierrors.APIStatus
+	if !apierrors.IsTimeout(err) || !errors.As(err, &status) {
+		return false
+	}
+	const tooLarge = "Too large resource version"
+	if strings.Contains(status.Status().Message, tooLarge) {
+		return true
+	}
+	if d := status.Status().Details; d != nil {
+		for _, c := range d.Causes {
+			if c.Message == tooLarge {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isConnectionError(err error) bool {
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
+		utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) || utilnet.IsHTTP2ConnectionLost(err) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
+}
