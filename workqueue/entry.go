@@ -1,0 +1,82 @@
+package workqueue
+
+// Entry state bits. An entry with no bit set is free and not in the index.
+const (
+	// stQueued: in the ready set (ring or priority heap); never together
+	// with stProcessing.
+	stQueued uint8 = 1 << iota
+	// stProcessing: handed out by Get, Done not called yet.
+	stProcessing
+	// stDirty: added again while processing; queued again at Done. Only
+	// together with stProcessing.
+	stDirty
+	// stWaiting: in the delay heap; independent of the other bits.
+	stWaiting
+)
+
+// entry is the per-item record. Entries live in a slab (Typed.entries) and
+// are addressed by index, so the hot paths allocate nothing per item.
+type entry[T comparable] struct {
+	item T
+	// key orders ready items: enqueue time (ns since Typed.epoch, 0 before
+	// the queue needed timestamps) minus priority × aging interval.
+	key int64
+	// seq is a queue-wide enqueue counter: ties on key go first-in first-out.
+	seq uint64
+	// enqAt is when the entry was last queued (ns since Typed.epoch; 0
+	// before the queue turned timed).
+	enqAt int64
+	// due is the delay due time, ns since Typed.epoch; valid with stWaiting.
+	due int64
+	// dseq orders equal due times first-in first-out.
+	dseq uint64
+	// addedAt and startedAt feed the latency and work-duration metrics (ns
+	// since Typed.epoch); only written when metrics are enabled.
+	addedAt, startedAt int64
+	// priority is the priority of the pending (queued or dirty) add.
+	priority int32
+	// delayPriority is the priority used when the delayed add fires.
+	delayPriority int32
+	// heapPos is the position in the ready heap, or -1 when the entry is in
+	// the ring or not queued.
+	heapPos int32
+	// delayPos is the position in the delay heap, or -1 without stWaiting.
+	delayPos int32
+	// ringGen identifies the entry's live ring slot; slots with another
+	// generation are stale and skipped.
+	ringGen uint32
+	state   uint8
+}
+
+// lookupOrAlloc returns the slab index for item, creating a fresh entry.
+func (q *Typed[T]) lookupOrAlloc(item T) int32 {
+	if idx, ok := q.index[item]; ok {
+		return idx
+	}
+	var idx int32
+	if n := len(q.free); n > 0 {
+		idx = q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		q.entries = append(q.entries, entry[T]{})
+		idx = int32(len(q.entries) - 1)
+	}
+	e := &q.entries[idx]
+	gen := e.ringGen
+	*e = entry[T]{item: item, heapPos: -1, delayPos: -1, ringGen: gen}
+	q.index[item] = idx
+	return idx
+}
+
+// release frees the entry when no state bit is left.
+func (q *Typed[T]) release(idx int32) {
+	e := &q.entries[idx]
+	if e.state != 0 {
+		return
+	}
+	delete(q.index, e.item)
+	var zero T
+	e.item = zero // drop references held by T
+	e.ringGen++   // invalidate any stale ring slot
+	q.free = append(q.free, idx)
+}

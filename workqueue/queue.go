@@ -1,0 +1,191 @@
+package workqueue
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// Typed is a work queue of comparable items: deduplicating, one worker per
+// item at a time, first-in first-out among equal priorities, with delays,
+// per-item rate limits, priorities with aging and optional metrics. It
+// implements client-go's TypedInterface, TypedDelayingInterface and
+// TypedRateLimitingInterface. Create it with New (or the drop-in
+// constructors); the zero value is not usable.
+type Typed[T comparable] struct {
+	mu sync.Mutex
+	// ready is signalled once per queued item and broadcast at shutdown;
+	// Get waits on it.
+	ready *sync.Cond
+	// idle is broadcast when processing drops to zero or drain is cancelled;
+	// ShutDownWithDrain waits on it.
+	idle *sync.Cond
+
+	// index maps every item with a non-zero entry state to its slab index.
+	index map[T]int32
+	// entries is the slab; free lists its unused indices (state zero).
+	entries []entry[T]
+	free    []int32
+
+	// fifo holds queued priority-zero items in key order, plus stale slots
+	// (see ringSlot); fifoLive counts the live ones.
+	fifo     ring
+	fifoLive int
+	// prio holds queued items with a non-zero priority, by (key, seq).
+	prio idxHeap[T]
+	// delays holds every stWaiting entry, by (due, seq).
+	delays idxHeap[T]
+
+	// queued == fifoLive + prio.len(): the items Get can hand out now.
+	queued int
+	// processing counts entries with stProcessing.
+	processing int
+	// seq is the last enqueue sequence number handed out.
+	seq uint64
+	// timed turns on at the first non-zero priority: from then on every
+	// enqueue reads the clock so that aging keys are comparable.
+	timed bool
+
+	shuttingDown bool
+	// drain is true while a ShutDownWithDrain call is waiting.
+	drain bool
+
+	clock Clock
+	// epoch is the clock reading at construction; times are int64 ns since it.
+	epoch    time.Time
+	aging    int64
+	limiter  RateLimiter[T]
+	metrics  *queueMetrics // nil when metrics are disabled
+	logger   klog.Logger
+	name     string
+	onMisuse func(MisuseKind)
+
+	// delayLoopStarted is set when the delay goroutine has been started.
+	delayLoopStarted bool
+	// wake (capacity 1) tells the delay goroutine that the earliest due time changed.
+	wake chan struct{}
+	// stop is closed by the first shutdown call; background goroutines exit.
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+	// stopCtxWatch unregisters the context.AfterFunc set up by New.
+	stopCtxWatch func() bool
+}
+
+// New returns an empty queue. Logging uses klog.FromContext(ctx); cancelling
+// ctx shuts the queue down as ShutDown does.
+func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
+	opts.withDefaults()
+	q := &Typed[T]{
+		index:    make(map[T]int32),
+		clock:    opts.Clock,
+		epoch:    opts.Clock.Now(),
+		aging:    int64(opts.AgingInterval),
+		limiter:  opts.RateLimiter,
+		logger:   klog.FromContext(ctx),
+		name:     opts.Name,
+		onMisuse: opts.OnMisuse,
+		wake:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+	}
+	q.ready = sync.NewCond(&q.mu)
+	q.idle = sync.NewCond(&q.mu)
+	q.prio = idxHeap[T]{kind: byKey, entries: &q.entries}
+	q.delays = idxHeap[T]{kind: byDue, entries: &q.entries}
+	if opts.Name != "" && opts.MetricsProvider != nil {
+		q.metrics = newQueueMetrics(opts.MetricsProvider, opts.Name)
+		q.wg.Add(1)
+		go q.unfinishedWorkLoop()
+	}
+	if ctx.Done() != nil {
+		q.stopCtxWatch = context.AfterFunc(ctx, q.ShutDown)
+	}
+	return q
+}
+
+// now returns the clock reading in ns since q.epoch.
+func (q *Typed[T]) now() int64 { return int64(q.clock.Now().Sub(q.epoch)) }
+
+// Add marks item as needing processing. A waiting duplicate collapses into
+// one; an item being processed is queued once more when Done is called.
+// After shutdown the item is dropped and reported as MisuseAddAfterShutDown.
+func (q *Typed[T]) Add(item T) {
+	q.mu.Lock()
+	if q.shuttingDown {
+		q.mu.Unlock()
+		q.reportMisuse(MisuseAddAfterShutDown, item)
+		return
+	}
+	q.addLocked(q.lookupOrAlloc(item), 0)
+	q.mu.Unlock()
+}
+
+// Len returns the number of items Get could hand out now: not those being
+// processed, not those delayed. Informational only.
+func (q *Typed[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queued
+}
+
+// Get blocks until an item is ready and hands it out; the caller must call
+// Done with it. After shutdown, Get keeps handing out queued items and
+// returns shutdown == true once none is left.
+func (q *Typed[T]) Get() (item T, shutdown bool) {
+	q.mu.Lock()
+	for q.queued == 0 && !q.shuttingDown {
+		q.ready.Wait()
+	}
+	if q.queued == 0 {
+		q.mu.Unlock()
+		return item, true
+	}
+	idx := q.popReady()
+	e := &q.entries[idx]
+	e.state = e.state&^stQueued | stProcessing
+	q.processing++
+	if q.metrics != nil {
+		q.metrics.get(e.addedAt, &e.startedAt, q.now())
+	}
+	item = e.item
+	q.mu.Unlock()
+	return item, false
+}
+
+// Done marks item as processed. If it was added again meanwhile it is queued
+// again now. Done for an item that is not being processed changes nothing
+// and is reported as MisuseDoneNotProcessing.
+func (q *Typed[T]) Done(item T) {
+	q.mu.Lock()
+	idx, ok := q.index[item]
+	if !ok || q.entries[idx].state&stProcessing == 0 {
+		q.mu.Unlock()
+		q.reportMisuse(MisuseDoneNotProcessing, item)
+		return
+	}
+	e := &q.entries[idx]
+	if q.metrics != nil {
+		q.metrics.done(e.startedAt, q.now())
+	}
+	e.state &^= stProcessing
+	q.processing--
+	if e.state&stDirty != 0 {
+		e.state &^= stDirty
+		q.enqueueLocked(idx, e.priority)
+	} else {
+		q.release(idx)
+	}
+	if q.processing == 0 && q.drain {
+		q.idle.Broadcast()
+	}
+	q.mu.Unlock()
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (q *Typed[T]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
