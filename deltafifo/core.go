@@ -1,0 +1,255 @@
+package deltafifo
+
+import (
+	"context"
+	"reflect"
+	"sync"
+
+	"k8s.io/klog/v2"
+)
+
+// knownSource is the core's view of the consumer's store. Unlike the public
+// KnownObjects it can fail, because client-go's KeyListerGetter can.
+type knownSource[T any] interface {
+	ListKeys() []string
+	GetByKey(key string) (T, bool, error)
+}
+
+// config is everything the core needs; the typed FIFO and the client-go
+// drop-in each build one. It never changes after construction.
+type config[T any] struct {
+	name   string
+	logger klog.Logger
+	// keyOf computes the key of a non-nil object.
+	keyOf func(T) (string, error)
+	// transform is applied to incoming objects; may be nil.
+	transform func(T) (T, error)
+	// known is the consumer's store; may be nil.
+	known knownSource[T]
+	// unwrap recognises an incoming "final state unknown" wrapper (the
+	// drop-in's cache.DeletedFinalStateUnknown) and returns its key and the
+	// wrapped object; may be nil.
+	unwrap func(T) (key string, inner T, ok bool)
+	// invalid builds the error returned for an object with no key.
+	invalid func(obj T, err error) error
+	// transformFailed builds the error returned for a failed transform.
+	transformFailed func(err error) error
+	// closedErr is what Pop returns once the FIFO is closed and drained.
+	closedErr error
+	// rejectClosed makes writes after Close fail with closedErr.
+	rejectClosed bool
+	// replaceType is the delta type Replace queues in coalescing mode.
+	replaceType DeltaType
+	inOrder     bool
+	maxBatch    int
+	metrics     Metrics
+}
+
+// core is the FIFO engine shared by the typed API and the drop-in. Exactly
+// one of co and ord is in use, chosen by cfg.inOrder.
+type core[T any] struct {
+	cfg config[T]
+
+	// mu guards every field below.
+	mu sync.Mutex
+	// cond (with L = &mu) is broadcast whenever something is queued, on
+	// Close, and when a waiting Pop's context ends.
+	cond sync.Cond
+	// closed is set once by Close and never cleared.
+	closed bool
+	// populated is set by the first Add/Update/Delete/Replace.
+	populated bool
+	// initialCount is the number of queued keys (events, in order mode) of
+	// the first Replace not yet processed; zero once synced.
+	initialCount int
+	// synced is closed, exactly once, when populated && initialCount == 0;
+	// syncedClosed records that it was.
+	synced       chan struct{}
+	syncedClosed bool
+
+	co  coalescer[T]
+	ord ordered[T]
+	// batch is PopBatch's reusable item list; empty between calls.
+	batch []Item[T]
+}
+
+func newCore[T any](cfg config[T]) *core[T] {
+	if cfg.maxBatch <= 0 {
+		cfg.maxBatch = defaultMaxBatch
+	}
+	c := &core[T]{cfg: cfg, synced: make(chan struct{})}
+	c.cond.L = &c.mu
+	c.co.items = make(map[string]*entry[T])
+	return c
+}
+
+// isNil reports whether v is a nil interface or a nil pointer, map, slice,
+// func or channel, without allocating.
+func isNil[T any](v T) bool {
+	a := any(v)
+	if a == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(a); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// prepare validates obj and transforms it, before any lock is taken. It
+// returns the key and a delta of type typ. Transform is skipped for
+// wrapped "final state unknown" objects and when transform is false.
+func (c *core[T]) prepare(typ DeltaType, obj T, transform bool) (string, Delta[T], error) {
+	d := Delta[T]{Object: obj, Type: typ}
+	if isNil(obj) {
+		return "", d, c.reject(obj, ErrNilObject)
+	}
+	if c.cfg.unwrap != nil {
+		if key, inner, ok := c.cfg.unwrap(obj); ok {
+			d.Object, d.FinalStateUnknown = inner, true
+			return key, d, nil
+		}
+	}
+	key, err := c.cfg.keyOf(obj)
+	if err != nil {
+		return "", d, c.reject(obj, err)
+	}
+	if transform && c.cfg.transform != nil {
+		if d.Object, err = c.cfg.transform(obj); err != nil {
+			c.countRejected()
+			return "", d, c.cfg.transformFailed(err)
+		}
+	}
+	return key, d, nil
+}
+
+// prepareList runs prepare over a Replace list. On any error it returns
+// that error and nothing else, so Replace can stay all-or-nothing.
+func (c *core[T]) prepareList(typ DeltaType, list []T) ([]string, []Delta[T], error) {
+	keys := make([]string, len(list))
+	deltas := make([]Delta[T], len(list))
+	for i, obj := range list {
+		key, d, err := c.prepare(typ, obj, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[i], deltas[i] = key, d
+	}
+	return keys, deltas, nil
+}
+
+func (c *core[T]) reject(obj T, err error) error {
+	c.countRejected()
+	return c.cfg.invalid(obj, err)
+}
+
+func (c *core[T]) countRejected() {
+	if c.cfg.metrics != nil {
+		c.mu.Lock()
+		c.cfg.metrics.Rejected()
+		c.mu.Unlock()
+	}
+}
+
+// depthLocked is the number of queued keys or events.
+func (c *core[T]) depthLocked() int {
+	if c.cfg.inOrder {
+		return c.ord.events.len()
+	}
+	return c.co.order.len()
+}
+
+// changedLocked wakes waiting Pops and reports the new depth.
+func (c *core[T]) changedLocked() {
+	c.cond.Broadcast()
+	if c.cfg.metrics != nil {
+		c.cfg.metrics.Depth(c.depthLocked())
+	}
+}
+
+func (c *core[T]) markPopulatedLocked() {
+	if !c.populated {
+		c.populated = true
+		c.checkSyncedLocked()
+	}
+}
+
+func (c *core[T]) checkSyncedLocked() {
+	if c.populated && c.initialCount == 0 && !c.syncedClosed {
+		c.syncedClosed = true
+		close(c.synced)
+	}
+}
+
+// processedLocked accounts for n popped keys (events) after processing.
+func (c *core[T]) processedLocked(n int) {
+	if c.initialCount > 0 {
+		c.initialCount = max(0, c.initialCount-n)
+		c.checkSyncedLocked()
+	}
+}
+
+func (c *core[T]) hasSynced() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.syncedClosed
+}
+
+func (c *core[T]) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.cond.Broadcast()
+}
+
+func (c *core[T]) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func (c *core[T]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.depthLocked()
+}
+
+// wake is run by context.AfterFunc when a waiting Pop's context ends.
+func (c *core[T]) wake() {
+	c.mu.Lock()
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+// waitLocked blocks on cond until something is queued, the FIFO is closed
+// and drained, or ctx ends. It blocks on a sync.Cond, so testing/synctest
+// sees a waiting Pop as durably blocked.
+func (c *core[T]) waitLocked(ctx context.Context) error {
+	if c.depthLocked() > 0 {
+		return nil
+	}
+	return c.waitSlowLocked(ctx)
+}
+
+func (c *core[T]) waitSlowLocked(ctx context.Context) error {
+	var stop func() bool
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	for c.depthLocked() == 0 {
+		if c.closed {
+			return c.cfg.closedErr
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, c.wake)
+		}
+		c.cond.Wait()
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package deltafifo
+
+// DeltaType says what kind of change a Delta records.
+type DeltaType uint8
+
+// The delta types. The zero value is not a valid DeltaType.
+const (
+	// Added records that an object was created.
+	Added DeltaType = iota + 1
+	// Updated records that an object changed.
+	Updated
+	// Deleted records that an object was removed. When FinalStateUnknown is
+	// set, the deletion was inferred by Replace and Object may be stale or
+	// the zero value.
+	Deleted
+	// Replaced records that a relist (Replace) reported the object. It may
+	// or may not differ from the last state seen.
+	Replaced
+	// Sync records a periodic resync of an object already known to the
+	// consumer; the object itself did not necessarily change.
+	Sync
+)
+
+var deltaTypeNames = [...]string{
+	Added:    "Added",
+	Updated:  "Updated",
+	Deleted:  "Deleted",
+	Replaced: "Replaced",
+	Sync:     "Sync",
+}
+
+// String returns the type's name, e.g. "Added".
+func (t DeltaType) String() string {
+	if int(t) < len(deltaTypeNames) && deltaTypeNames[t] != "" {
+		return deltaTypeNames[t]
+	}
+	return "DeltaType(invalid)"
+}
+
+// Delta is one change to one object.
+//
+// For every type but Deleted, Object is the object's state after the change.
+// For Deleted it is the last state seen before the deletion; if
+// FinalStateUnknown is true, that state came from the queue or the known
+// objects rather than from a watch event, so it may be stale, and it is the
+// zero value when nothing was known at all.
+type Delta[T any] struct {
+	// Object is the object as of this change (see the type doc for Deleted).
+	Object T
+	// Type is the kind of change; never the zero value.
+	Type DeltaType
+	// FinalStateUnknown is true only for a Deleted delta that Replace
+	// synthesised for a key the new list no longer contains. It replaces
+	// client-go's DeletedFinalStateUnknown wrapper, so Object keeps type T.
+	FinalStateUnknown bool
+}
+
+// Item is one key's deltas as handed to a batch process function.
+type Item[T any] struct {
+	// Key is the object's key as computed by the FIFO's key function.
+	Key string
+	// Deltas holds the key's changes, oldest first; never empty. It is only
+	// valid during the call that received it: the FIFO reuses the memory.
+	Deltas []Delta[T]
+}
+
+// ProcessFunc handles the deltas of one key popped from a FIFO. The deltas
+// slice is only valid during the call: copy it (or the objects) to keep it.
+// isInInitialList is true while the FIFO has not yet delivered every item of
+// the first Replace.
+type ProcessFunc[T any] func(key string, deltas []Delta[T], isInInitialList bool) error
+
+// BatchFunc handles several keys popped from a FIFO at once. Keys in a batch
+// are distinct. The items slice and the deltas in it are only valid during
+// the call.
+type BatchFunc[T any] func(items []Item[T], isInInitialList bool) error

@@ -1,0 +1,209 @@
+package deltafifo
+
+import (
+	"context"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// NewDeltaFIFOWithOptions is a drop-in for client-go's
+// cache.NewDeltaFIFOWithOptions, built on this package's engine. It honours
+// every field of opts (Logger, Name, KeyFunction, KnownObjects,
+// EmitDeltaTypeReplaced, Transformer) with client-go's semantics: Pop hands
+// the process function a cache.Deltas; deletions inferred by Replace carry a
+// cache.DeletedFinalStateUnknown; with EmitDeltaTypeReplaced false, Replace
+// queues Sync deltas; Pop returns cache.ErrFIFOClosed once closed and empty.
+// The result also implements cache.QueueWithBatch, cache.TransformingStore
+// and cache.DoneChecker.
+//
+// Known differences, all on error paths or inside process: a Replace with a
+// bad object fails before queueing anything (client-go may queue part of
+// the list); a failed Add/Update/Delete leaves HasSynced untouched; and
+// HasSynced turns true after the last initial key has been processed rather
+// than just before.
+func NewDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue {
+	return newDropIn(opts)
+}
+
+// dropIn adapts core[any] to client-go's Queue interfaces.
+type dropIn struct {
+	// c is the engine, in coalescing mode; never nil.
+	c *core[any]
+	// transformer is opts.Transformer, returned by Transformer().
+	transformer cache.TransformFunc
+}
+
+var (
+	_ cache.QueueWithBatch    = (*dropIn)(nil)
+	_ cache.TransformingStore = (*dropIn)(nil)
+	_ cache.DoneChecker       = (*dropIn)(nil)
+)
+
+func newDropIn(opts cache.DeltaFIFOOptions) *dropIn {
+	name := opts.Name
+	if name == "" {
+		name = "DeltaFIFO"
+	}
+	logger := klog.Background()
+	if opts.Logger != nil {
+		logger = *opts.Logger
+	}
+	keyOf := opts.KeyFunction
+	if keyOf == nil {
+		keyOf = cache.MetaNamespaceKeyFunc
+	}
+	cfg := config[any]{
+		name:            name,
+		logger:          klog.LoggerWithName(logger, name),
+		keyOf:           keyOf,
+		unwrap:          unwrapTombstone,
+		invalid:         func(obj any, err error) error { return cache.KeyError{Obj: obj, Err: err} },
+		transformFailed: func(err error) error { return err },
+		closedErr:       cache.ErrFIFOClosed,
+		replaceType:     Sync,
+	}
+	if opts.Transformer != nil {
+		cfg.transform = opts.Transformer
+	}
+	if opts.EmitDeltaTypeReplaced {
+		cfg.replaceType = Replaced
+	}
+	if opts.KnownObjects != nil {
+		cfg.known = cacheKnown{opts.KnownObjects}
+	}
+	return &dropIn{c: newCore(cfg), transformer: opts.Transformer}
+}
+
+// unwrapTombstone recognises a DeletedFinalStateUnknown handed to the FIFO.
+func unwrapTombstone(obj any) (string, any, bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Key, t.Obj, true
+	}
+	return "", nil, false
+}
+
+// cacheKnown adapts a cache.KeyListerGetter to the core's view.
+type cacheKnown struct{ k cache.KeyListerGetter }
+
+func (c cacheKnown) ListKeys() []string { return c.k.ListKeys() }
+
+func (c cacheKnown) GetByKey(key string) (any, bool, error) { return c.k.GetByKey(key) }
+
+var cacheDeltaTypes = [...]cache.DeltaType{
+	Added:    cache.Added,
+	Updated:  cache.Updated,
+	Deleted:  cache.Deleted,
+	Replaced: cache.Replaced,
+	Sync:     cache.Sync,
+}
+
+// toCacheDelta converts d, re-wrapping an unknown final state in client-go's
+// DeletedFinalStateUnknown.
+func toCacheDelta(key string, d Delta[any]) cache.Delta {
+	obj := d.Object
+	if d.FinalStateUnknown {
+		obj = cache.DeletedFinalStateUnknown{Key: key, Obj: d.Object}
+	}
+	return cache.Delta{Type: cacheDeltaTypes[d.Type], Object: obj}
+}
+
+// toCacheDeltas copies ds into a new cache.Deltas the caller owns.
+func toCacheDeltas(key string, ds []Delta[any]) cache.Deltas {
+	out := make(cache.Deltas, len(ds))
+	for i, d := range ds {
+		out[i] = toCacheDelta(key, d)
+	}
+	return out
+}
+
+// Add implements cache.Queue.
+func (q *dropIn) Add(obj any) error { return q.c.write(Added, obj) }
+
+// Update implements cache.Queue.
+func (q *dropIn) Update(obj any) error { return q.c.write(Updated, obj) }
+
+// Delete implements cache.Queue.
+func (q *dropIn) Delete(obj any) error { return q.c.write(Deleted, obj) }
+
+// Replace implements cache.Queue.
+func (q *dropIn) Replace(list []any, _ string) error { return q.c.replace(list) }
+
+// Resync implements cache.Queue.
+func (q *dropIn) Resync() error { return q.c.resync() }
+
+// HasSynced implements cache.Queue.
+func (q *dropIn) HasSynced() bool { return q.c.hasSynced() }
+
+// HasSyncedChecker implements cache.Queue.
+func (q *dropIn) HasSyncedChecker() cache.DoneChecker { return q }
+
+// Name implements cache.DoneChecker.
+func (q *dropIn) Name() string { return q.c.cfg.name }
+
+// Done implements cache.DoneChecker.
+func (q *dropIn) Done() <-chan struct{} { return q.c.synced }
+
+// Close implements cache.Queue.
+func (q *dropIn) Close() { q.c.close() }
+
+// IsClosed reports whether Close was called.
+func (q *dropIn) IsClosed() bool { return q.c.isClosed() }
+
+// Transformer implements cache.TransformingStore.
+func (q *dropIn) Transformer() cache.TransformFunc { return q.transformer }
+
+// Pop implements cache.Queue: it blocks until a key is queued, removes it,
+// and calls process with the key's cache.Deltas under the FIFO's lock.
+func (q *dropIn) Pop(process cache.PopProcessFunc) (any, error) {
+	c := q.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.waitLocked(context.Background()); err != nil {
+		return nil, err
+	}
+	return q.popOneLocked(process)
+}
+
+func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
+	c := q.c
+	initial := !c.syncedClosed
+	key, e := c.co.take()
+	item := toCacheDeltas(key, e.deltas)
+	c.co.recycle(e)
+	err := process(item, initial)
+	c.processedLocked(1)
+	return item, err
+}
+
+// PopBatch implements cache.QueueWithBatch. A batch is a run of leading keys
+// that each have exactly one delta (client-go's batch consumers expect one
+// delta per distinct key); a leading key with several deltas, or a run of
+// one, goes to processSingle as a cache.Deltas.
+func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cache.PopProcessFunc) error {
+	c := q.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.waitLocked(context.Background()); err != nil {
+		return err
+	}
+	limit := c.batchLimitLocked()
+	n := 0
+	for n < limit && len(c.co.items[*c.co.order.at(n)].deltas) == 1 {
+		n++
+	}
+	if n <= 1 {
+		_, err := q.popOneLocked(processSingle)
+		return err
+	}
+	initial := !c.syncedClosed
+	batch := make([]cache.Delta, n)
+	for i := range batch {
+		key, e := c.co.take()
+		batch[i] = toCacheDelta(key, e.deltas[0])
+		c.co.recycle(e)
+	}
+	err := processBatch(batch, initial)
+	c.processedLocked(n)
+	return err
+}

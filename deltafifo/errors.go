@@ -1,0 +1,16 @@
+package deltafifo
+
+import "errors"
+
+var (
+	// ErrClosed is returned by Pop and PopBatch once the FIFO is closed and
+	// drained, and by Add, Update, Delete, Replace and Resync after Close.
+	ErrClosed = errors.New("deltafifo: queue is closed")
+	// ErrInvalidObject wraps every error caused by an object the FIFO cannot
+	// queue: a nil object or one whose key cannot be computed.
+	ErrInvalidObject = errors.New("deltafifo: invalid object")
+	// ErrNilObject is returned (wrapped in ErrInvalidObject) for a nil object.
+	ErrNilObject = errors.New("deltafifo: nil object")
+	// ErrTransform wraps an error returned by Options.Transform.
+	ErrTransform = errors.New("deltafifo: transform failed")
+)

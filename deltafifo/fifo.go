@@ -1,0 +1,127 @@
+package deltafifo
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// FIFO is a typed delta queue between a producer (usually a reflector) and
+// one consumer that pops. See the package documentation.
+type FIFO[T store.Object] struct {
+	// c is the engine; it is never nil.
+	c *core[T]
+}
+
+// New returns an empty FIFO. Its logger is klog.FromContext(ctx), named
+// after opts.Name. ctx is used for nothing else.
+func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
+	name := opts.Name
+	if name == "" {
+		name = "DeltaFIFO"
+	}
+	keyOf := opts.KeyFunc
+	if keyOf == nil {
+		keyOf = store.NamespacedKey[T]
+	}
+	cfg := config[T]{
+		name:      name,
+		logger:    klog.LoggerWithName(klog.FromContext(ctx), name),
+		keyOf:     keyOf,
+		transform: opts.Transform,
+		invalid: func(_ T, err error) error {
+			return fmt.Errorf("%w: %w", ErrInvalidObject, err)
+		},
+		transformFailed: func(err error) error {
+			return fmt.Errorf("%w: %w", ErrTransform, err)
+		},
+		closedErr:    ErrClosed,
+		rejectClosed: true,
+		replaceType:  Replaced,
+		inOrder:      opts.InOrder,
+		maxBatch:     opts.MaxBatch,
+		metrics:      opts.Metrics,
+	}
+	if opts.KnownObjects != nil {
+		cfg.known = typedKnown[T]{opts.KnownObjects}
+	}
+	return &FIFO[T]{c: newCore(cfg)}
+}
+
+// typedKnown adapts the public, infallible KnownObjects to the core's view.
+type typedKnown[T any] struct{ k KnownObjects[T] }
+
+func (t typedKnown[T]) ListKeys() []string { return t.k.ListKeys() }
+
+func (t typedKnown[T]) GetByKey(key string) (T, bool, error) {
+	obj, ok := t.k.GetByKey(key)
+	return obj, ok, nil
+}
+
+// Add queues an Added delta for obj. It fails with ErrInvalidObject for a
+// nil object or one without a key, with ErrTransform if the transform
+// fails, and with ErrClosed after Close; a failed call queues nothing.
+func (f *FIFO[T]) Add(obj T) error { return f.c.write(Added, obj) }
+
+// Update queues an Updated delta for obj. Errors are as for Add.
+func (f *FIFO[T]) Update(obj T) error { return f.c.write(Updated, obj) }
+
+// Delete queues a Deleted delta for obj. In coalescing mode it is dropped
+// when neither the FIFO nor KnownObjects has the key (nothing to report),
+// and it collapses into an immediately preceding deletion of the same key.
+// Errors are as for Add.
+func (f *FIFO[T]) Delete(obj T) error { return f.c.write(Deleted, obj) }
+
+// Replace queues a relist: a Replaced delta for every object in list, and a
+// Deleted delta with FinalStateUnknown for every key that is queued or known
+// but not in list. In in-order mode the deletions come first. The list is
+// checked and transformed before anything is queued: any bad object makes
+// Replace fail with the queue untouched. resourceVersion is accepted for
+// symmetry with client-go and not used.
+func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
+	_ = resourceVersion
+	return f.c.replace(list)
+}
+
+// Resync queues a Sync delta for every KnownObjects object whose key has
+// nothing queued. Without KnownObjects it does nothing.
+func (f *FIFO[T]) Resync() error { return f.c.resync() }
+
+// Pop blocks until a key is queued (an event, in in-order mode), then
+// removes it and calls process with its deltas, under the FIFO's lock: the
+// process function may update the KnownObjects store but must not call the
+// FIFO. Pop returns process's error, ctx.Err() if ctx ends while waiting,
+// or ErrClosed once the FIFO is closed and empty. Items queued before Close
+// are still delivered.
+func (f *FIFO[T]) Pop(ctx context.Context, process ProcessFunc[T]) error {
+	return f.c.pop(ctx, process)
+}
+
+// PopBatch is Pop for up to Options.MaxBatch distinct keys at once. In
+// in-order mode the batch stops before an event whose key it already holds,
+// so each item has one delta. A batch never spans the end of the initial
+// list, so isInInitialList holds for all of it or none.
+func (f *FIFO[T]) PopBatch(ctx context.Context, process BatchFunc[T]) error {
+	return f.c.popBatch(ctx, process)
+}
+
+// HasSynced reports whether the initial list has been delivered: true once
+// every key (event) queued by the first Replace has been popped and
+// processed, or at once if Add, Update or Delete came before any Replace.
+func (f *FIFO[T]) HasSynced() bool { return f.c.hasSynced() }
+
+// Synced returns a channel that is closed when HasSynced becomes true.
+func (f *FIFO[T]) Synced() <-chan struct{} { return f.c.synced }
+
+// Close makes waiting and later Pops return ErrClosed once the queue is
+// empty, and makes later writes fail with ErrClosed. It is idempotent.
+func (f *FIFO[T]) Close() { f.c.close() }
+
+// IsClosed reports whether Close was called.
+func (f *FIFO[T]) IsClosed() bool { return f.c.isClosed() }
+
+// Len returns the number of queued keys (events, in in-order mode).
+func (f *FIFO[T]) Len() int { return f.c.len() }

@@ -1,0 +1,58 @@
+package deltafifo
+
+import (
+	"github.com/listwatch/listwatch/store"
+)
+
+// KnownObjects is what a FIFO needs from the consumer's store: the keys it
+// holds and the object under a key. The consumer usually updates that store
+// from its process function, which runs under the FIFO's lock, so the FIFO
+// and the store never disagree during Replace or Resync.
+type KnownObjects[T any] interface {
+	// ListKeys returns every key in the store.
+	ListKeys() []string
+	// GetByKey returns the object stored under key and whether there was one.
+	GetByKey(key string) (T, bool)
+}
+
+// Metrics receives counters from a FIFO. Its methods are called with the
+// FIFO's lock held and must be fast and must not call back into the FIFO.
+type Metrics interface {
+	// Depth reports the number of queued keys (coalescing mode) or events
+	// (in-order mode) after every change.
+	Depth(n int)
+	// Rejected counts a call refused because of an invalid object or a
+	// failed transform. Nothing is queued by such a call.
+	Rejected()
+}
+
+// Options configures New. The zero value is a valid coalescing FIFO keyed by
+// store.NamespacedKey.
+type Options[T store.Object] struct {
+	// Name identifies the FIFO in logs. Default "DeltaFIFO".
+	Name string
+	// KeyFunc computes an object's key. Default store.NamespacedKey.
+	KeyFunc store.KeyFunc[T]
+	// KnownObjects is the consumer's store. When set, Replace queues
+	// deletions for its keys missing from the new list, Resync queues Sync
+	// deltas for its objects, and Delete of a key it holds is queued even
+	// when the FIFO holds nothing for the key. May be nil.
+	KnownObjects KnownObjects[T]
+	// Transform, if set, is applied to every object entering the FIFO
+	// through Add, Update, Delete and Replace (not to Sync deltas and not to
+	// objects that Replace takes from the queue or KnownObjects). It may
+	// modify the object in place. An error refuses the whole call.
+	Transform func(T) (T, error)
+	// InOrder selects in-order mode: every call produces its own event, and
+	// events are popped one at a time in arrival order with no per-key
+	// coalescing (client-go's RealFIFO). Default false: per-key coalescing
+	// (client-go's DeltaFIFO).
+	InOrder bool
+	// MaxBatch caps the number of keys PopBatch hands over at once.
+	// Default 1000.
+	MaxBatch int
+	// Metrics, if set, receives depth and rejection counts.
+	Metrics Metrics
+}
+
+const defaultMaxBatch = 1000

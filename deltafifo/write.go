@@ -1,0 +1,72 @@
+package deltafifo
+
+// write queues an Added, Updated or Deleted change. In coalescing mode a
+// deletion of a key that neither the FIFO nor the known store holds is
+// dropped, as it would report nothing new.
+func (c *core[T]) write(typ DeltaType, obj T) error {
+	key, d, err := c.prepare(typ, obj, true)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed && c.cfg.rejectClosed {
+		return c.cfg.closedErr
+	}
+	c.markPopulatedLocked()
+	if c.cfg.inOrder {
+		c.ord.events.push(event[T]{key, d})
+	} else {
+		if typ == Deleted && c.co.skipDelete(key, c.cfg.known) {
+			return nil
+		}
+		c.co.add(key, d)
+	}
+	c.changedLocked()
+	return nil
+}
+
+// replace queues a relist. It validates and transforms the whole list
+// first, so a bad object refuses the call and leaves the queue untouched.
+func (c *core[T]) replace(list []T) error {
+	typ := c.cfg.replaceType
+	if c.cfg.inOrder {
+		typ = Replaced
+	}
+	keys, deltas, err := c.prepareList(typ, list)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed && c.cfg.rejectClosed {
+		return c.cfg.closedErr
+	}
+	if c.cfg.inOrder {
+		c.replaceOrderedLocked(keys, deltas)
+	} else {
+		c.replaceCoalescingLocked(keys, deltas)
+	}
+	c.changedLocked()
+	return nil
+}
+
+// resync queues a Sync for every known object with nothing queued. Without
+// a known store it does nothing.
+func (c *core[T]) resync() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed && c.cfg.rejectClosed {
+		return c.cfg.closedErr
+	}
+	if c.cfg.known == nil {
+		return nil
+	}
+	if c.cfg.inOrder {
+		c.resyncOrderedLocked()
+	} else {
+		c.resyncCoalescingLocked()
+	}
+	c.changedLocked()
+	return nil
+}
