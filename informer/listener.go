@@ -59,7 +59,7 @@ type listener[T any] struct {
 	seq, initialSeq uint64
 	initialMarked   bool
 	delivered       atomic.Uint64
-	stopped                    bool
+	stopped         bool
 	// busySince is when the running handler call began (0: idle).
 	busySince atomic.Int64
 
