@@ -1,0 +1,308 @@
+package reflector
+
+import (
+	"context"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// runReflector starts r.Run in the bubble and returns a function that stops
+// it and checks it returned nil.
+func runReflector[T store.Object](t *testing.T, r *Reflector[T]) (stop func()) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	synctest.Wait()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}
+}
+
+func newTestReflector(t *testing.T, lw *scriptedLW, st Store[*corev1.Pod], cfg Config[*corev1.Pod]) *Reflector[*corev1.Pod] {
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(1, 1))
+	}
+	r, err := New(Options[*corev1.Pod]{Config: cfg, Source: lw, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var timeoutRE = regexp.MustCompile(` timeout=(\d+)s`)
+
+// checkCalls compares the lister-watcher's calls with want, after checking
+// that every watch timeout lies in [300s, 600s) and removing it.
+func checkCalls(t *testing.T, lw *scriptedLW, want []string) {
+	t.Helper()
+	got := lw.history()
+	for i, c := range got {
+		if m := timeoutRE.FindStringSubmatch(c); m != nil {
+			if s, _ := strconv.Atoi(m[1]); s < 300 || s >= 600 {
+				t.Errorf("call %d: timeout %ds outside [300s,600s)", i, s)
+			}
+			got[i] = timeoutRE.ReplaceAllString(c, "")
+		}
+	}
+	if d := diffLines(got, want); d != "" {
+		t.Errorf("calls:\n%s", d)
+	}
+}
+
+func checkStore(t *testing.T, st *memStore[*corev1.Pod], want string) {
+	t.Helper()
+	if got := st.contents(); got != want {
+		t.Errorf("store = %q, want %q", got, want)
+	}
+}
+
+// TestRunPagedListThenWatch drives the shell through a paged list, watch
+// events, a 410 and a relist, and checks the exact request sequence.
+func TestRunPagedListThenWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		w1, w2, w3 := newFakeWatch(), newFakeWatch(), newFakeWatch()
+		lw.list(podList("10", "c1", "a", "b"), nil)
+		lw.list(podList("10", "", "c"), nil)
+		lw.watch(w1, nil)
+		lw.list(podList("20", "", "a", "d"), nil)
+		lw.watch(w2, nil)
+		lw.watch(w3, nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{PageSize: 2, WatchList: WatchListOff})
+		stop := runReflector(t, r)
+		checkStore(t, st, "ns/a@10 ns/b@10 ns/c@10")
+
+		w1.Add(pod("d", "11"))
+		w1.Modify(pod("a", "12"))
+		w1.Action(watch.Bookmark, bookmark("15", false))
+		synctest.Wait()
+		checkStore(t, st, "ns/a@12 ns/b@10 ns/c@10 ns/d@11")
+		if rv := r.LastSyncResourceVersion(); rv != "15" {
+			t.Errorf("LastSyncResourceVersion = %q, want 15", rv)
+		}
+		w1.Error(statusObject("410"))
+		synctest.Wait()
+		if st := r.Status(); st.Phase != PhaseBackoff || st.Reason != ReasonExpired {
+			t.Errorf("after 410: %+v", st)
+		}
+		time.Sleep(time.Minute) // past the backoff; the relist replaces everything
+		synctest.Wait()
+		checkStore(t, st, "ns/a@20 ns/d@20")
+		w2.Stop() // the server closes a long-lived watch: re-watch at once
+		synctest.Wait()
+		stop()
+		if !w1.IsStopped() || !w3.IsStopped() {
+			t.Error("a watch was left open")
+		}
+		checkCalls(t, lw, []string{
+			`list rv="0" limit=2`,
+			`list continue=c1 limit=2`,
+			`watch rv="10" bookmarks`,
+			`list rv="15" limit=2`, // the server paged RV="0": keep paging
+			`watch rv="20" bookmarks`,
+			`watch rv="20" bookmarks`,
+		})
+		if got := st.calls(); !contains(got, "progress 15") {
+			t.Errorf("bookmark did not reach the store: %v", got)
+		}
+	})
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRunStreamingList: a streaming list fills the store with one Replace at
+// the end bookmark and the same stream carries on as the watch.
+func TestRunStreamingList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		w := newFakeWatch()
+		lw.watch(w, nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{})
+		stop := runReflector(t, r)
+		w.Add(pod("a", "3"))
+		w.Add(pod("b", "4"))
+		synctest.Wait()
+		if r.HasSynced() || st.contents() != "" {
+			t.Fatal("synced before the end bookmark")
+		}
+		w.Action(watch.Bookmark, bookmark("5", true))
+		w.Modify(pod("a", "6"))
+		synctest.Wait()
+		checkStore(t, st, "ns/a@6 ns/b@4")
+		if !r.HasSynced() {
+			t.Error("not synced after the end bookmark")
+		}
+		stop()
+		checkCalls(t, lw, []string{`watch rv="" send-initial-events match=NotOlderThan bookmarks`})
+		if got := st.calls(); got[0] != "replace 2@5" {
+			t.Errorf("first store call %q, want one Replace", got[0])
+		}
+	})
+}
+
+// TestRunStreamingFallback: a server that rejects streaming lists gets a
+// paginated list instead, as in client-go.
+func TestRunStreamingFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		lw.watch(nil, errorFor("400", 0))
+		lw.list(podList("7", "", "a"), nil)
+		lw.watch(newFakeWatch(), nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{})
+		stop := runReflector(t, r)
+		checkStore(t, st, "ns/a@7")
+		stop()
+		checkCalls(t, lw, []string{
+			`watch rv="" send-initial-events match=NotOlderThan bookmarks`,
+			`list rv="0" limit=500`,
+			`watch rv="7" bookmarks`,
+		})
+	})
+}
+
+// TestRunForbiddenIsVisible: a 403 shows in Status and is retried slowly.
+func TestRunForbiddenIsVisible(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		for range 3 {
+			lw.list(nil, errorFor("403", 0))
+		}
+		lw.list(podList("1", ""), nil)
+		lw.watch(newFakeWatch(), nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff})
+		stop := runReflector(t, r)
+		s := r.Status()
+		if s.Phase != PhaseBackoff || s.Reason != ReasonForbidden || s.Synced || s.LastError == nil {
+			t.Errorf("status after 403 = %+v", s)
+		}
+		start := time.Now()
+		for !r.HasSynced() {
+			time.Sleep(time.Second)
+			synctest.Wait()
+		}
+		if d := time.Since(start); d < 90*time.Second {
+			t.Errorf("three 403s retried within %v, want >= 90s (slow backoff)", d)
+		}
+		if s := r.Status(); s.Reason != ReasonNone || s.LastError != nil {
+			t.Errorf("status after success = %+v", s)
+		}
+		stop()
+	})
+}
+
+// TestRunReplaceFailed: a refused Replace does not start the watch; the
+// list is retried after a backoff.
+func TestRunReplaceFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		st.failNext = true
+		lw.list(podList("5", "", "a"), nil)
+		lw.list(podList("6", "", "a"), nil)
+		lw.watch(newFakeWatch(), nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff})
+		stop := runReflector(t, r)
+		if r.HasSynced() || r.Status().Reason != ReasonStore {
+			t.Errorf("status = %+v", r.Status())
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		checkStore(t, st, "ns/a@6")
+		stop()
+		checkCalls(t, lw, []string{`list rv="0" limit=500`, `list rv="0" limit=500`, `watch rv="6" bookmarks`})
+	})
+}
+
+// TestRunWatchdog: a silent watch is replaced after the idle window.
+func TestRunWatchdog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		w1, w2 := newFakeWatch(), newFakeWatch()
+		lw.list(podList("5", ""), nil)
+		lw.watch(w1, nil)
+		lw.watch(w2, nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff, IdleTimeout: 30 * time.Second})
+		stop := runReflector(t, r)
+		time.Sleep(20 * time.Second)
+		w1.Action(watch.Bookmark, bookmark("6", false))
+		time.Sleep(20 * time.Second) // 40s after the open but 20s after the bookmark
+		synctest.Wait()
+		if w1.IsStopped() {
+			t.Fatal("watch closed although a bookmark arrived within the window")
+		}
+		time.Sleep(11 * time.Second)
+		synctest.Wait()
+		if !w1.IsStopped() {
+			t.Fatal("idle watch not closed")
+		}
+		stop()
+		checkCalls(t, lw, []string{`list rv="0" limit=500`, `watch rv="5" bookmarks`, `watch rv="6" bookmarks`})
+	})
+}
+
+// TestRunTwice: a Reflector runs once.
+func TestRunTwice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW(t)
+		lw.list(podList("1", ""), nil)
+		lw.watch(newFakeWatch(), nil)
+		r := newTestReflector(t, lw, newMemStore[*corev1.Pod](), Config[*corev1.Pod]{WatchList: WatchListOff})
+		stop := runReflector(t, r)
+		if err := r.Run(t.Context()); err != errRan {
+			t.Errorf("second Run = %v, want %v", err, errRan)
+		}
+		stop()
+	})
+}
+
+func TestNewValidates(t *testing.T) {
+	lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+	cases := map[string]Options[*corev1.Pod]{
+		"no source":     {Store: st},
+		"no store":      {Source: lw},
+		"bad timeouts":  {Source: lw, Store: st, Config: Config[*corev1.Pod]{MinWatchTimeout: time.Hour, MaxWatchTimeout: time.Minute}},
+		"bad mode":      {Source: lw, Store: st, Config: Config[*corev1.Pod]{WatchList: 7}},
+		"negative idle": {Source: lw, Store: st, Config: Config[*corev1.Pod]{IdleTimeout: -1}},
+		"bad factor":    {Source: lw, Store: st, Config: Config[*corev1.Pod]{Backoff: BackoffConfig{Factor: 0.5}}},
+	}
+	for name, opts := range cases {
+		if _, err := New(opts); err == nil {
+			t.Errorf("%s: New accepted %+v", name, opts)
+		}
+	}
+}
+
+// TestListDecodeErrors: list responses that are not lists are decode errors.
+func TestListDecodeErrors(t *testing.T) {
+	for _, obj := range []metav1.Object{nil, pod("a", "1")} {
+		var in Input
+		if obj == nil {
+			in = toPage(nil, nil)
+		} else {
+			in = toPage(pod("a", "1"), nil)
+		}
+		f, ok := in.(ListFailed)
+		if !ok || Classify(f.Err) != ReasonDecode {
+			t.Errorf("toPage(%v) = %#v, want a decode error", obj, in)
+		}
+	}
+}

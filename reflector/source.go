@@ -1,0 +1,57 @@
+package reflector
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
+)
+
+// FromListerWatcher adapts any client-go ListerWatcher (with or without
+// context) into a source for Options.Source. A lister-watcher that declares
+// it does not support streaming lists keeps saying so.
+func FromListerWatcher(lw cache.ListerWatcher) cache.ListerWatcherWithContext {
+	return &adaptedSource{
+		ListerWatcherWithContext: cache.ToListerWatcherWithContext(lw),
+		noWatchList:              watchlist.DoesClientNotSupportWatchListSemantics(lw),
+	}
+}
+
+type adaptedSource struct {
+	cache.ListerWatcherWithContext
+	noWatchList bool // the wrapped lister-watcher rejects streaming lists
+}
+
+// IsWatchListSemanticsUnSupported implements client-go's optional interface.
+func (a *adaptedSource) IsWatchListSemanticsUnSupported() bool { return a.noWatchList }
+
+// Client is any typed client with List and Watch, such as
+// clientset.CoreV1().Pods(namespace); L is its list type (*corev1.PodList).
+type Client[L runtime.Object] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// FromClient adapts a typed client into a source for Options.Source:
+//
+//	src := reflector.FromClient[*corev1.PodList](clientset.CoreV1().Pods(ns))
+func FromClient[L runtime.Object](c Client[L]) cache.ListerWatcherWithContext {
+	return clientSource[L]{c: c}
+}
+
+type clientSource[L runtime.Object] struct{ c Client[L] }
+
+func (s clientSource[L]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	l, err := s.c.List(ctx, opts)
+	if err != nil {
+		return nil, err // never a typed nil inside a non-nil interface
+	}
+	return l, nil
+}
+
+func (s clientSource[L]) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return s.c.Watch(ctx, opts)
+}
