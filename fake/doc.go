@@ -1,0 +1,77 @@
+// Package fake is an in-memory Kubernetes apiserver for tests, with
+// scriptable faults. It serves one or more resource types through
+// ListerWatchers that client-go (cache.NewReflector, informers) and listwatch
+// accept, and mimics kube-apiserver v1.36's list and watch semantics closely
+// enough that a client which works against it should work against a real
+// server.
+//
+// # Usage
+//
+//	srv, err := fake.NewServer(fake.Options{}) // pods and configmaps
+//	pod, err := srv.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+//	lw := srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR, Namespace: "ns"})
+//	list, err := lw.ListWithContext(ctx, metav1.ListOptions{}) // *corev1.PodList
+//	w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: list.(*corev1.PodList).ResourceVersion})
+//
+// Writes (Create, Update, Delete) are the test's hand: they take a global
+// etcd-like resource version shared by all types, are never faulted, and
+// return apierrors StatusErrors (AlreadyExists, NotFound, Conflict on a
+// resourceVersion or UID precondition). Objects are deep-copied in and out;
+// the server never shares a pointer with a caller.
+//
+// Lists follow kube-apiserver: resourceVersion "" is the latest state
+// (consistent read); "0" is the latest state too and, as the watch cache
+// does, ignores limit; "N" with resourceVersionMatch NotOlderThan (or no
+// match and no limit) waits up to Options.TooLargeRVTimeout for the server to
+// reach N and answers the latest state, else 504 with cause
+// ResourceVersionTooLarge; "N" with Exact (or no match and a limit) answers
+// the state at exactly N, reconstructed from history, or 410 Expired if N was
+// compacted. Pages are ordered by namespace/name; continue tokens pin the
+// first page's resource version, and an expired one is a 410 carrying an
+// inconsistent continue token, as etcd-backed servers do. Options are
+// validated with apimachinery's own ListOptions validation (422 Invalid).
+//
+// Watches follow the watch cache: without sendInitialEvents, RV "" or "0"
+// opens with ADDED events for the current state, RV "N" replays history
+// after N (410 in-stream ERROR event if N was compacted); with
+// sendInitialEvents=true (which requires resourceVersionMatch=NotOlderThan)
+// the watch opens with the state at least as new as RV and, if bookmarks were
+// allowed, a bookmark annotated k8s.io/initial-events-end: "true" at the
+// server's RV. Label and field selectors apply to lists and watches; a
+// watched object that stops matching yields DELETED (its old state at the new
+// RV), one that starts matching yields ADDED. Bookmarks (an empty object of
+// the resource type with only metadata.resourceVersion) come every
+// Options.BookmarkInterval; timeoutSeconds closes the watch cleanly.
+//
+// Faults: FailNext fails the next K lists and/or watches with 403, 404, 410,
+// 429 + Retry-After, 500 or a connection refused error, shaped as client-go's
+// REST client would return them; InjectWatchFault closes new watches after N
+// events or at a time, delays their events or stalls them; Stall/Unstall and
+// CloseWatches act on open watches; Down and Up take the whole server away
+// (open watches close, calls are refused). Compact forgets history.
+//
+// NewChurn drives seeded, reproducible create/update/delete traffic, and
+// Converged/ConvergedKeys check that a client store holds exactly the
+// server's objects at their resource versions, with a readable diff.
+//
+// # Concurrency
+//
+// Every Server method is safe for concurrent use. One mutex guards the
+// objects, history and watcher registry; a write commits under it and offers
+// the event to every open watch without blocking: each watch has its own
+// goroutine and a queue of at most Options.WatchBufferSize live events
+// (opening events are not counted). A client that falls behind that far has
+// its watch closed by the server, as kube-apiserver closes watches it cannot
+// feed; the client re-watches from its last RV and loses nothing. Result
+// channels are unbuffered and closed when a watch ends (Stop, context
+// cancellation, timeout, fault, Down, overflow).
+//
+// # Testing
+//
+// Time comes from Options.Clock (k8s.io/utils/clock), used for bookmarks,
+// watch timeouts, delays, scheduled closes and the too-large-RV wait. Under
+// testing/synctest the default real clock is virtual, so
+// synctest.Wait() after a write makes every watch's delivery observable
+// deterministically; a fake clock from k8s.io/utils/clock/testing works too.
+// Server.Stats counts calls, faults and slow-watch closes.
+package fake

@@ -1,0 +1,146 @@
+package fake
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
+)
+
+// Defaults used when the corresponding Options field is zero.
+const (
+	DefaultHistorySize       = 10000
+	DefaultWatchBufferSize   = 100
+	DefaultBookmarkInterval  = time.Minute
+	DefaultTooLargeRVTimeout = 3 * time.Second
+)
+
+// Options configures a Server. The zero value is usable: it serves pods and
+// configmaps (typed), with client-go's scheme and the real clock.
+type Options struct {
+	// Resources are the resource types the server serves. Each GVR and each
+	// Kind may appear once. Nil means Pods() and ConfigMaps().
+	Resources []Resource
+	// Scheme builds typed list objects (Kind+"List") and resolves the kind of
+	// typed objects passed to Create/Update/Delete. Nil means client-go's
+	// scheme.Scheme.
+	Scheme *runtime.Scheme
+	// Clock drives bookmarks, watch timeouts, event delays, scheduled watch
+	// closes and the "too large resource version" wait. Nil means the real
+	// clock, which testing/synctest bubbles virtualise.
+	Clock clock.Clock
+	// HistorySize is how many events (across all resources) the server keeps.
+	// Older events are compacted away: a watch, an exact list or a continue
+	// token from before the window gets 410 Expired. Zero means
+	// DefaultHistorySize; negative is an error.
+	HistorySize int
+	// WatchBufferSize bounds the events queued for one watch beyond the ones
+	// it was opened with. A watch whose client falls further behind is closed
+	// by the server (as kube-apiserver does with a slow watcher); the client
+	// re-watches from its last resource version. Zero means
+	// DefaultWatchBufferSize; negative is an error.
+	WatchBufferSize int
+	// BookmarkInterval is how often a watch that allowed bookmarks gets one.
+	// Zero means DefaultBookmarkInterval (kube-apiserver's one minute).
+	BookmarkInterval time.Duration
+	// TooLargeRVTimeout is how long a list or a streaming watch waits for the
+	// server to reach a future resource version before failing with 504
+	// "Too large resource version". Zero means DefaultTooLargeRVTimeout (3s,
+	// as kube-apiserver's watch cache).
+	TooLargeRVTimeout time.Duration
+	// InitialResourceVersion is the resource version of the empty server;
+	// the first write gets InitialResourceVersion+1. Zero is fine.
+	InitialResourceVersion uint64
+}
+
+// Resource describes one served resource type.
+type Resource struct {
+	// GVR names the resource, e.g. {Version: "v1", Resource: "pods"}.
+	GVR schema.GroupVersionResource
+	// Kind is the object kind, e.g. "Pod". The list kind is Kind+"List".
+	Kind string
+	// Namespaced says whether objects live in namespaces.
+	Namespaced bool
+	// Unstructured says objects are *unstructured.Unstructured and lists are
+	// *unstructured.UnstructuredList. Otherwise objects are the typed Go
+	// struct registered in the scheme for Kind.
+	Unstructured bool
+	// FieldGetter returns extra selectable fields of an object, beyond
+	// metadata.name and metadata.namespace (which are always supported).
+	// When nil, a field selector on any other field is a 400 Bad Request.
+	FieldGetter func(obj runtime.Object) fields.Set
+}
+
+// Pods is the typed core/v1 pods resource, with the pod fields kube-apiserver
+// supports in field selectors (spec.nodeName, status.phase, ...).
+func Pods() Resource {
+	return Resource{
+		GVR:         corev1.SchemeGroupVersion.WithResource("pods"),
+		Kind:        "Pod",
+		Namespaced:  true,
+		FieldGetter: podFields,
+	}
+}
+
+// ConfigMaps is the typed core/v1 configmaps resource.
+func ConfigMaps() Resource {
+	return Resource{GVR: corev1.SchemeGroupVersion.WithResource("configmaps"), Kind: "ConfigMap", Namespaced: true}
+}
+
+func podFields(obj runtime.Object) fields.Set {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return fields.Set{
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             pod.Status.PodIP,
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}
+
+// LWOptions selects what a ListerWatcher lists and watches.
+type LWOptions struct {
+	// Resource is the served resource; an unknown one gets 404 on every call.
+	Resource schema.GroupVersionResource
+	// Namespace restricts calls to one namespace; "" means all namespaces.
+	Namespace string
+}
+
+// withDefaults validates o and fills in defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.Resources == nil {
+		o.Resources = []Resource{Pods(), ConfigMaps()}
+	}
+	if o.Scheme == nil {
+		o.Scheme = scheme.Scheme
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.HistorySize < 0 || o.WatchBufferSize < 0 || o.BookmarkInterval < 0 || o.TooLargeRVTimeout < 0 {
+		return o, fmt.Errorf("fake: negative HistorySize, WatchBufferSize, BookmarkInterval or TooLargeRVTimeout")
+	}
+	if o.HistorySize == 0 {
+		o.HistorySize = DefaultHistorySize
+	}
+	if o.WatchBufferSize == 0 {
+		o.WatchBufferSize = DefaultWatchBufferSize
+	}
+	if o.BookmarkInterval == 0 {
+		o.BookmarkInterval = DefaultBookmarkInterval
+	}
+	if o.TooLargeRVTimeout == 0 {
+		o.TooLargeRVTimeout = DefaultTooLargeRVTimeout
+	}
+	return o, nil
+}

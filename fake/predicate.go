@@ -1,0 +1,99 @@
+package fake
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// predicate decides which objects of one resource a request sees.
+type predicate struct {
+	// res is the resource; namespace "" means all namespaces.
+	res       *resourceState
+	namespace string
+	// label and field are never nil (Everything when unset).
+	label labels.Selector
+	field fields.Selector
+}
+
+// newPredicate parses the selectors of opts, answering bad ones with the
+// 400 Bad Request kube-apiserver gives.
+func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions) (predicate, error) {
+	p := predicate{res: r, namespace: namespace, label: labels.Everything(), field: fields.Everything()}
+	if opts.LabelSelector != "" {
+		sel, err := labels.Parse(opts.LabelSelector)
+		if err != nil {
+			return p, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+		}
+		p.label = sel
+	}
+	if opts.FieldSelector != "" {
+		sel, err := fields.ParseSelector(opts.FieldSelector)
+		if err != nil {
+			return p, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+		}
+		for _, req := range sel.Requirements() {
+			if !r.supportsField(req.Field) {
+				return p, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+			}
+		}
+		p.field = sel
+	}
+	return p, nil
+}
+
+func (r *resourceState) supportsField(name string) bool {
+	switch name {
+	case "metadata.name":
+		return true
+	case "metadata.namespace":
+		return r.cfg.Namespaced
+	}
+	return r.cfg.FieldGetter != nil
+}
+
+// matches reports whether obj (nil: no object) is selected.
+func (p predicate) matches(obj runtime.Object) bool {
+	if obj == nil {
+		return false
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	if p.namespace != "" && m.GetNamespace() != p.namespace {
+		return false
+	}
+	if !p.label.Empty() && !p.label.Matches(labels.Set(m.GetLabels())) {
+		return false
+	}
+	return p.field.Empty() || p.field.Matches(p.res.fieldsOf(obj, m))
+}
+
+// empty reports whether the predicate selects every object of the resource
+// (in its namespace), which is when kube-apiserver reports
+// remainingItemCount.
+func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
+
+// project turns a committed event into what this predicate's watcher sees,
+// as kube-apiserver does: an object that stops matching is a Deleted event
+// (the old state with the new RV), one that starts matching is Added.
+func (p predicate) project(ev event) (watch.Event, bool) {
+	cur := ev.typ != watch.Deleted && p.matches(ev.obj)
+	old := p.matches(ev.prev)
+	switch {
+	case cur && old:
+		return watch.Event{Type: watch.Modified, Object: ev.obj.DeepCopyObject()}, true
+	case cur:
+		return watch.Event{Type: watch.Added, Object: ev.obj.DeepCopyObject()}, true
+	case old:
+		return watch.Event{Type: watch.Deleted, Object: withRV(ev.prev, ev.rv)}, true
+	}
+	return watch.Event{}, false
+}

@@ -1,0 +1,173 @@
+package fake
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+)
+
+// Server is an in-memory apiserver for a fixed set of resource types. See the
+// package documentation. All methods are safe for concurrent use.
+type Server struct {
+	// opts is the defaulted configuration; immutable.
+	opts Options
+	// clock is opts.Clock; immutable.
+	clock clock.Clock
+	// resources and byKind index the served types; immutable after NewServer
+	// (the resourceState contents are guarded by mu).
+	resources map[schema.GroupVersionResource]*resourceState
+	byKind    map[schema.GroupVersionKind]*resourceState
+
+	// stats counts calls and notable outcomes; atomics.
+	stats counters
+
+	// mu guards everything below and the contents of every resourceState.
+	// Lock order: mu before any watcher's mu.
+	mu sync.Mutex
+	// rv is the resource version of the latest write, shared by all types.
+	rv uint64
+	// compacted is the oldest RV a watch, exact list or continue token may
+	// use: every event with RV > compacted is in history. compacted <= rv.
+	compacted uint64
+	// history holds the events with RV > compacted, in RV order, for all
+	// resources; len(history) <= opts.HistorySize.
+	history []event
+	// advanced is closed (and replaced) whenever rv grows; waiters for a
+	// future RV select on it.
+	advanced chan struct{}
+	// watchers are the open watches; a watcher removes itself when it ends.
+	watchers map[*watcher]struct{}
+	// uidSeq numbers generated UIDs and names; only grows.
+	uidSeq uint64
+	// faults holds the injected faults.
+	faults faultState
+}
+
+// event is one committed write.
+type event struct {
+	// rv is the write's resource version.
+	rv uint64
+	// typ is Added, Modified or Deleted.
+	typ watch.EventType
+	// res is the written resource type.
+	res *resourceState
+	// key is the written object's key.
+	key string
+	// obj is the new state; for Deleted, the last state with the deletion's
+	// RV. prev is the state before (nil for Added). Both are shared,
+	// immutable copies.
+	obj, prev runtime.Object
+}
+
+// NewServer returns a server with no objects, at opts.InitialResourceVersion.
+func NewServer(opts Options) (*Server, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opts:      opts,
+		clock:     opts.Clock,
+		resources: map[schema.GroupVersionResource]*resourceState{},
+		byKind:    map[schema.GroupVersionKind]*resourceState{},
+		rv:        opts.InitialResourceVersion,
+		compacted: opts.InitialResourceVersion,
+		advanced:  make(chan struct{}),
+		watchers:  map[*watcher]struct{}{},
+	}
+	for _, cfg := range opts.Resources {
+		r, err := newResourceState(cfg, opts.Scheme)
+		if err != nil {
+			return nil, err
+		}
+		if s.resources[cfg.GVR] != nil || s.byKind[r.gvk] != nil {
+			return nil, fmt.Errorf("fake: resource %v or kind %v listed twice", cfg.GVR, r.gvk)
+		}
+		s.resources[cfg.GVR] = r
+		s.byKind[r.gvk] = r
+	}
+	return s, nil
+}
+
+// ResourceVersion returns the server's current resource version: that of
+// the latest write to any resource.
+func (s *Server) ResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return formatRV(s.rv)
+}
+
+// CompactedResourceVersion returns the oldest resource version a watch, an
+// exact list or a continue token may still use.
+func (s *Server) CompactedResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return formatRV(s.compacted)
+}
+
+// Compact forgets history up to and including resourceVersion (capped at the
+// current RV), like an etcd compaction: later requests for an older RV get
+// 410 Expired. Open watches are not affected. Compacting to an RV already
+// compacted is a no-op.
+func (s *Server) Compact(resourceVersion string) error {
+	rv, err := parseRV(resourceVersion)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compactLocked(min(rv, s.rv))
+	return nil
+}
+
+func (s *Server) compactLocked(rv uint64) {
+	if rv <= s.compacted {
+		return
+	}
+	i := 0
+	for i < len(s.history) && s.history[i].rv <= rv {
+		s.history[i] = event{}
+		i++
+	}
+	s.history = s.history[i:]
+	s.compacted = rv
+}
+
+// commitLocked appends a write at the next RV, trims the history window,
+// wakes RV waiters and fans the event out to the watchers.
+func (s *Server) commitLocked(ev event) {
+	s.history = append(s.history, ev)
+	s.rv = ev.rv
+	if over := len(s.history) - s.opts.HistorySize; over > 0 {
+		s.compactLocked(s.history[over-1].rv)
+	}
+	close(s.advanced)
+	s.advanced = make(chan struct{})
+	for w := range s.watchers {
+		w.offerLocked(ev)
+	}
+	s.stats.events.Add(1)
+}
+
+// resource returns the served resource for gvr, or a 404.
+func (s *Server) resource(gvr schema.GroupVersionResource) (*resourceState, error) {
+	if r := s.resources[gvr]; r != nil {
+		return r, nil
+	}
+	return nil, errNoResource(gvr)
+}
+
+func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
+
+func parseRV(s string) (uint64, error) {
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("fake: invalid resource version %q: %w", s, err)
+	}
+	return rv, nil
+}

@@ -1,0 +1,285 @@
+package fake
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+)
+
+// watcher is one open watch. The server offers it events under Server.mu;
+// its own goroutine (run) delivers them to the client over out.
+type watcher struct {
+	srv  *Server
+	pred predicate
+	// bookmarks is set when the client allowed bookmarks.
+	bookmarks bool
+	// out is the client's result channel; unbuffered, closed by run on exit.
+	out chan watch.Event
+	// done is closed (once, by end) when the watch must finish.
+	done    chan struct{}
+	endOnce sync.Once
+	// ctx is the caller's context; its cancellation ends the watch.
+	ctx context.Context
+	// timeout (0: none), closeAt (zero: never), closeAfter (0: never), delay
+	// and bufferSize are fixed at open time.
+	timeout    time.Duration
+	closeAt    time.Time
+	closeAfter int
+	delay      time.Duration
+	bufferSize int
+
+	// startRV is the RV the watch starts after: live events at or below it
+	// are not delivered. Immutable.
+	startRV uint64
+
+	// mu guards the fields below. Lock order: Server.mu, then mu.
+	mu sync.Mutex
+	// initial are the opening events (state, replayed history, the
+	// initial-events-end bookmark); delivered before pending and never
+	// counted against bufferSize.
+	initial []watch.Event
+	// pending are queued live events and bookmarks; len <= bufferSize+1.
+	pending []queued
+	// wake has capacity 1; a token means "look at the queues again".
+	wake chan struct{}
+	// stalled pauses delivery of events and bookmarks.
+	stalled bool
+	// lastRV is the highest RV offered to or queued for this watch (its
+	// start RV before any event); bookmarks never go below it.
+	lastRV uint64
+	// delivered counts non-bookmark events handed to the client.
+	delivered int
+	// reason says why the watch ended; set once by end.
+	reason string
+}
+
+// queued is a live event or bookmark waiting for delivery.
+type queued struct {
+	ev watch.Event
+	// bookmarkRV is set for a bookmark, whose object is built on delivery.
+	bookmarkRV uint64
+	// at is when it was queued; with a delay it is due at at+delay.
+	at time.Time
+}
+
+// ResultChan implements watch.Interface.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.out }
+
+// Stop implements watch.Interface; it is idempotent. The result channel is
+// closed shortly after, once the delivery goroutine notices.
+func (w *watcher) Stop() { w.end("stopped by client") }
+
+func (w *watcher) end(reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.endLocked(reason)
+}
+
+// endLocked ends the watch; the first reason wins. Called with mu held.
+func (w *watcher) endLocked(reason string) {
+	if w.reason == "" {
+		w.reason = reason
+	}
+	w.endOnce.Do(func() { close(w.done) })
+}
+
+func (w *watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// offerLocked queues ev if this watch sees it. Called with Server.mu held.
+// A watch whose queue is full is closed: the server never blocks on a client.
+func (w *watcher) offerLocked(ev event) {
+	if ev.res != w.pred.res || ev.rv <= w.startRV {
+		return
+	}
+	out, ok := w.pred.project(ev)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.pending) >= w.bufferSize {
+		w.srv.stats.slowWatchesClosed.Add(1)
+		w.endLocked("client too slow: watch buffer full")
+		return
+	}
+	w.pending = append(w.pending, queued{ev: out, at: w.srv.clock.Now()})
+	w.lastRV = ev.rv
+	w.signal()
+}
+
+// queueBookmark queues a bookmark at the server's current RV, unless the
+// watch started in the future. Holding Server.mu makes every event up to
+// that RV already queued.
+func (w *watcher) queueBookmark() {
+	s := w.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s.rv < w.lastRV || w.stalled {
+		return
+	}
+	w.pending = append(w.pending, queued{bookmarkRV: s.rv, at: s.clock.Now()})
+	w.signal()
+}
+
+// next returns the next deliverable event. When none is deliverable it
+// returns how long until the head of the queue is due (0: wait for a wake).
+func (w *watcher) next(now time.Time) (watch.Event, time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stalled {
+		return watch.Event{}, 0, false
+	}
+	if len(w.initial) > 0 {
+		ev := w.initial[0]
+		w.initial[0] = watch.Event{}
+		w.initial = w.initial[1:]
+		return ev, 0, true
+	}
+	if len(w.pending) == 0 {
+		return watch.Event{}, 0, false
+	}
+	head := w.pending[0]
+	if due := head.at.Add(w.delay); now.Before(due) {
+		return watch.Event{}, due.Sub(now), false
+	}
+	w.pending[0] = queued{}
+	w.pending = w.pending[1:]
+	if head.bookmarkRV > 0 {
+		return watch.Event{Type: watch.Bookmark, Object: w.pred.res.bookmark(head.bookmarkRV, false)}, 0, true
+	}
+	return head.ev, 0, true
+}
+
+// run delivers events until the watch ends, then unregisters it and closes
+// the result channel.
+func (w *watcher) run() {
+	defer func() {
+		s := w.srv
+		s.mu.Lock()
+		delete(s.watchers, w)
+		s.mu.Unlock()
+		close(w.out)
+	}()
+	clk := w.srv.clock
+	deadlineC, stopDeadline := timerChan(clk, w.untilDeadline(clk.Now()))
+	defer stopDeadline()
+	var bookmark clock.Timer
+	if w.bookmarks {
+		bookmark = clk.NewTimer(w.srv.opts.BookmarkInterval)
+		defer bookmark.Stop()
+	}
+	for {
+		ev, wait, ok := w.next(clk.Now())
+		if !ok {
+			if !w.idle(wait, bookmark, deadlineC) {
+				return
+			}
+			continue
+		}
+		select {
+		case w.out <- ev:
+			if w.countDelivered(ev) {
+				return
+			}
+		case <-w.done:
+			return
+		case <-w.ctx.Done():
+			return
+		case <-deadlineC:
+			return
+		}
+	}
+}
+
+// untilDeadline is how long until the server-side timeout or the scheduled
+// close, whichever is first; 0 means never.
+func (w *watcher) untilDeadline(now time.Time) time.Duration {
+	d := w.timeout
+	if !w.closeAt.IsZero() {
+		at := max(w.closeAt.Sub(now), time.Nanosecond)
+		if d == 0 || at < d {
+			d = at
+		}
+	}
+	return d
+}
+
+// idle waits for something to do: a wake, the head of the queue falling due
+// after wait, a bookmark tick. It reports false when the watch must end.
+func (w *watcher) idle(wait time.Duration, bookmark clock.Timer, deadlineC <-chan time.Time) bool {
+	delayC, stopDelay := timerChan(w.srv.clock, wait)
+	defer stopDelay()
+	var bookmarkC <-chan time.Time
+	if bookmark != nil {
+		bookmarkC = bookmark.C()
+	}
+	select {
+	case <-w.wake:
+	case <-delayC:
+	case <-bookmarkC:
+		w.queueBookmark()
+		bookmark.Reset(w.srv.opts.BookmarkInterval)
+	case <-w.done:
+		return false
+	case <-w.ctx.Done():
+		return false
+	case <-deadlineC:
+		return false
+	}
+	return true
+}
+
+// countDelivered records a delivered event and reports whether the watch
+// has reached its CloseAfterEvents fault.
+func (w *watcher) countDelivered(ev watch.Event) bool {
+	if ev.Type == watch.Bookmark {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.delivered++
+	return w.closeAfter > 0 && w.delivered >= w.closeAfter
+}
+
+// setStalled pauses or resumes delivery.
+func (w *watcher) setStalled(stalled bool) {
+	w.mu.Lock()
+	w.stalled = stalled
+	w.mu.Unlock()
+	w.signal()
+}
+
+// timerChan returns a channel that fires after d (nil for d <= 0) and a
+// function that releases the timer.
+func timerChan(clk clock.Clock, d time.Duration) (<-chan time.Time, func()) {
+	if d <= 0 {
+		return nil, func() {}
+	}
+	t := clk.NewTimer(d)
+	return t.C(), func() { t.Stop() }
+}
+
+// errWatcher is a watch that delivers one ERROR event and closes, which is
+// how kube-apiserver reports errors found after a watch was accepted (an
+// expired or too large resource version).
+type errWatcher struct{ ch chan watch.Event }
+
+func newErrWatcher(ev watch.Event) *errWatcher {
+	ch := make(chan watch.Event, 1)
+	ch <- ev
+	close(ch)
+	return &errWatcher{ch: ch}
+}
+
+func (e *errWatcher) ResultChan() <-chan watch.Event { return e.ch }
+func (e *errWatcher) Stop()                          {}

@@ -1,0 +1,148 @@
+package fake
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchStart is how a watch begins, decided from its options.
+type watchStart struct {
+	// rvSet and rv are the parsed resourceVersion ("" and "0" are unset).
+	rvSet bool
+	rv    uint64
+	// sendInitial is sendInitialEvents=true; legacyState is a watch without
+	// sendInitialEvents at RV "" or "0", which also opens with the state.
+	sendInitial, legacyState bool
+	// endBookmark asks for the initial-events-end bookmark.
+	endBookmark bool
+}
+
+func (s *Server) watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (watch.Interface, error) {
+	s.stats.watches.Add(1)
+	s.mu.Lock()
+	err, inStream := s.injectedLocked(VerbWatch, gvr, namespace)
+	s.mu.Unlock()
+	if err != nil {
+		if inStream {
+			return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+		}
+		return nil, err
+	}
+	r, err := s.resource(gvr)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateOptions(opts, true); err != nil {
+		return nil, err
+	}
+	pred, err := newPredicate(r, namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	start, err := parseWatchStart(opts)
+	if err != nil {
+		return nil, err
+	}
+	if start.sendInitial && start.rvSet {
+		if err := s.waitFresh(ctx, start.rv); err != nil {
+			return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := s.openLocked(ctx, pred, start, opts)
+	if err != nil {
+		return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+	}
+	s.watchers[w] = struct{}{}
+	go w.run()
+	return w, nil
+}
+
+func parseWatchStart(opts metav1.ListOptions) (watchStart, error) {
+	st := watchStart{sendInitial: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return st, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
+		}
+		st.rvSet, st.rv = true, rv
+	}
+	st.legacyState = opts.SendInitialEvents == nil && !st.rvSet
+	st.endBookmark = st.sendInitial && opts.AllowWatchBookmarks
+	return st, nil
+}
+
+// openLocked builds a watcher with its opening events: the current state
+// (sendInitialEvents, or a legacy watch at RV ""/"0"), or the history after
+// the requested RV. A compacted RV is a 410.
+func (s *Server) openLocked(ctx context.Context, pred predicate, st watchStart, opts metav1.ListOptions) (*watcher, error) {
+	var initial []watch.Event
+	from := s.rv
+	switch {
+	case st.sendInitial || st.legacyState:
+		initial = s.stateEventsLocked(pred)
+		if st.endBookmark {
+			initial = append(initial, watch.Event{Type: watch.Bookmark, Object: pred.res.bookmark(s.rv, true)})
+		}
+	case st.rvSet:
+		if st.rv < s.compacted {
+			return nil, errWatchExpired(st.rv, s.compacted)
+		}
+		from = st.rv
+		for _, ev := range s.history {
+			if ev.rv <= from {
+				continue
+			}
+			if out, ok := pred.project(ev); ok && ev.res == pred.res {
+				initial = append(initial, out)
+			}
+		}
+		from = max(from, s.rv)
+	}
+	fault, stalled := s.watchFaultLocked(pred.res.cfg.GVR)
+	w := &watcher{
+		srv:        s,
+		pred:       pred,
+		bookmarks:  opts.AllowWatchBookmarks,
+		out:        make(chan watch.Event),
+		done:       make(chan struct{}),
+		ctx:        ctx,
+		closeAt:    fault.CloseAt,
+		closeAfter: fault.CloseAfterEvents,
+		delay:      fault.Delay,
+		bufferSize: s.opts.WatchBufferSize,
+		initial:    initial,
+		wake:       make(chan struct{}, 1),
+		stalled:    stalled,
+		lastRV:     from,
+		startRV:    from,
+	}
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		w.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	return w, nil
+}
+
+// stateEventsLocked returns an ADDED event per selected object, by key.
+func (s *Server) stateEventsLocked(pred predicate) []watch.Event {
+	keys := make([]string, 0, len(pred.res.objects))
+	for k, obj := range pred.res.objects {
+		if pred.matches(obj) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	evs := make([]watch.Event, len(keys))
+	for i, k := range keys {
+		evs[i] = watch.Event{Type: watch.Added, Object: pred.res.objects[k].DeepCopyObject()}
+	}
+	return evs
+}

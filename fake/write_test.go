@@ -1,0 +1,90 @@
+package fake
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+func TestWritesAssignGlobalResourceVersions(t *testing.T) {
+	srv := newTestServer(t, Options{InitialResourceVersion: 10})
+	a := mustCreate(t, srv, newPod("ns", "a", nil)).(*corev1.Pod)
+	cm := mustCreate(t, srv, &corev1.ConfigMap{ObjectMeta: newPod("ns", "c", nil).ObjectMeta}).(*corev1.ConfigMap)
+	if a.ResourceVersion != "11" || cm.ResourceVersion != "12" || srv.ResourceVersion() != "12" {
+		t.Fatalf("RVs: pod %s, configmap %s, server %s; want 11, 12, 12", a.ResourceVersion, cm.ResourceVersion, srv.ResourceVersion())
+	}
+	if a.UID == "" || a.CreationTimestamp.IsZero() {
+		t.Errorf("create did not set UID/creationTimestamp: %+v", a.ObjectMeta)
+	}
+	a.Labels = map[string]string{"x": "y"}
+	up := mustUpdate(t, srv, a).(*corev1.Pod)
+	if up.ResourceVersion != "13" || up.UID != a.UID {
+		t.Errorf("update: rv %s uid %s; want 13 and the original UID", up.ResourceVersion, up.UID)
+	}
+	same := mustUpdate(t, srv, up).(*corev1.Pod)
+	if same.ResourceVersion != "13" || srv.ResourceVersion() != "13" {
+		t.Errorf("no-op update moved the RV to %s/%s", same.ResourceVersion, srv.ResourceVersion())
+	}
+	gone := mustDelete(t, srv, newPod("ns", "a", nil)).(*corev1.Pod)
+	if gone.ResourceVersion != "14" || gone.Labels["x"] != "y" {
+		t.Errorf("delete returned %+v; want last state at RV 14", gone.ObjectMeta)
+	}
+}
+
+func TestWriteErrorsAreStatusErrors(t *testing.T) {
+	srv := newTestServer(t, Options{})
+	ctx := context.Background()
+	a := mustCreate(t, srv, newPod("ns", "a", nil)).(*corev1.Pod)
+	_, err := srv.Create(ctx, newPod("ns", "a", nil))
+	if !apierrors.IsAlreadyExists(err) {
+		t.Errorf("duplicate create: %v; want AlreadyExists", err)
+	}
+	_, err = srv.Update(ctx, newPod("ns", "missing", nil))
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("update missing: %v; want NotFound", err)
+	}
+	_, err = srv.Delete(ctx, newPod("ns", "missing", nil))
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("delete missing: %v; want NotFound", err)
+	}
+	stale := a.DeepCopy() // at RV 1
+	a.Labels = map[string]string{"v": "2"}
+	mustUpdate(t, srv, a)
+	_, err = srv.Update(ctx, stale)
+	if !apierrors.IsConflict(err) {
+		t.Errorf("stale update: %v; want Conflict", err)
+	}
+	_, err = srv.Delete(ctx, stale)
+	if !apierrors.IsConflict(err) {
+		t.Errorf("stale delete: %v; want Conflict", err)
+	}
+	_, err = srv.Create(ctx, newPod("", "a", nil))
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("pod without namespace: %v; want Invalid", err)
+	}
+	_, err = srv.Create(ctx, &corev1.Node{})
+	if !apierrors.IsBadRequest(err) {
+		t.Errorf("unserved kind: %v; want BadRequest", err)
+	}
+	_, err = srv.Create(ctx, nil)
+	if !apierrors.IsBadRequest(err) {
+		t.Errorf("nil object: %v; want BadRequest", err)
+	}
+}
+
+func TestObjectsAreCopiedInAndOut(t *testing.T) {
+	srv := newTestServer(t, Options{})
+	in := newPod("ns", "a", map[string]string{"k": "v"})
+	out := mustCreate(t, srv, in).(*corev1.Pod)
+	in.Labels["k"] = "changed-in"
+	out.Labels["k"] = "changed-out"
+	got, err := srv.Get(context.Background(), podsGVR, "ns", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got.(*corev1.Pod).Labels["k"]; l != "v" {
+		t.Errorf("stored label = %q; the server shares memory with a caller", l)
+	}
+}
