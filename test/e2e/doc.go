@@ -1,0 +1,27 @@
+// Package e2e is listwatch's end-to-end suite: Ginkgo specs that run
+// against a real kube-apiserver and etcd started on loopback by
+// internal/testapiserver.
+//
+// # Usage
+//
+// Build the binaries once (a few minutes cold, instant afterwards), then
+// run the suite:
+//
+//	hack/build-apiserver.sh
+//	go test -race -count=1 ./test/e2e/... -ginkgo.v
+//
+// The suite is skipped under go test -short.
+//
+// # Concurrency
+//
+// One server is started in BeforeSuite and shared by every spec; each spec
+// works in its own generated namespace so specs never see each other's
+// objects. Specs run serially (the suite does not use ginkgo -p).
+//
+// # Testing
+//
+// Add a spec file per feature (watch_test.go, informer_test.go, ...) with a
+// Describe block; use the package-level server from e2e_suite_test.go
+// through newNamespace and the admin/unprivileged configs, take the spec's
+// SpecContext as the context, and wait with Eventually rather than sleeps.
+package e2e
