@@ -6,6 +6,9 @@ import "sync/atomic"
 type Stats struct {
 	// Lists and Watches count calls, including failed ones.
 	Lists, Watches int64
+	// StreamingWatches counts watches opened with sendInitialEvents=true
+	// (client-go's watch-list), included in Watches.
+	StreamingWatches int64
 	// Events counts committed writes.
 	Events int64
 	// Faults counts calls failed by Failure or Down.
@@ -16,7 +19,7 @@ type Stats struct {
 
 // counters backs Stats.
 type counters struct {
-	lists, watches, events, faults, slowWatchesClosed atomic.Int64
+	lists, watches, streamingWatches, events, faults, slowWatchesClosed atomic.Int64
 }
 
 // Stats returns a snapshot of the counters.
@@ -24,6 +27,7 @@ func (s *Server) Stats() Stats {
 	return Stats{
 		Lists:             s.stats.lists.Load(),
 		Watches:           s.stats.watches.Load(),
+		StreamingWatches:  s.stats.streamingWatches.Load(),
 		Events:            s.stats.events.Load(),
 		Faults:            s.stats.faults.Load(),
 		SlowWatchesClosed: s.stats.slowWatchesClosed.Load(),

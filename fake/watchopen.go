@@ -50,6 +50,9 @@ func (s *Server) watch(ctx context.Context, gvr schema.GroupVersionResource, nam
 	if err != nil {
 		return nil, err
 	}
+	if start.sendInitial {
+		s.stats.streamingWatches.Add(1)
+	}
 	if start.sendInitial && start.rvSet {
 		if err := s.waitFresh(ctx, start.rv); err != nil {
 			return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil

@@ -1,0 +1,46 @@
+package fake_test
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/fake"
+)
+
+func Example() {
+	ctx := context.Background()
+	srv, err := fake.NewServer(fake.Options{}) // serves pods and configmaps
+	if err != nil {
+		panic(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Labels: map[string]string{"app": "web"}}}
+	if _, err := srv.Create(ctx, pod); err != nil {
+		panic(err)
+	}
+
+	lw := srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR, Namespace: "ns"})
+	list, _ := lw.ListWithContext(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	pods := list.(*corev1.PodList)
+	fmt.Println("listed", len(pods.Items), "pod(s) at RV", pods.ResourceVersion)
+
+	w, _ := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: pods.ResourceVersion, LabelSelector: "app=web"})
+	defer w.Stop()
+	moved := pods.Items[0].DeepCopy()
+	moved.Labels["app"] = "db" // leaves the selector
+	if _, err := srv.Update(ctx, moved); err != nil {
+		panic(err)
+	}
+	ev := <-w.ResultChan()
+	fmt.Println(ev.Type, ev.Object.(*corev1.Pod).Name, ev.Object.(*corev1.Pod).ResourceVersion)
+
+	_ = srv.FailNext(fake.Failure{Times: 1, Kind: fake.TooManyRequests, RetryAfterSeconds: 2})
+	_, err = lw.ListWithContext(ctx, metav1.ListOptions{})
+	fmt.Println(err)
+	// Output:
+	// listed 1 pod(s) at RV 1
+	// DELETED web 2
+	// Too many requests, please try again later.
+}
