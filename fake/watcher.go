@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -169,6 +170,10 @@ func (w *watcher) run() {
 		delete(s.watchers, w)
 		s.mu.Unlock()
 		close(w.out)
+		w.mu.Lock()
+		reason := w.reason
+		w.mu.Unlock()
+		klog.FromContext(w.ctx).V(4).Info("fake: watch ended", "resource", w.pred.res.cfg.GVR, "reason", reason)
 	}()
 	clk := w.srv.clock
 	deadlineC, stopDeadline := timerChan(clk, w.untilDeadline(clk.Now()))
@@ -189,13 +194,16 @@ func (w *watcher) run() {
 		select {
 		case w.out <- ev:
 			if w.countDelivered(ev) {
+				w.end("CloseAfterEvents reached")
 				return
 			}
 		case <-w.done:
 			return
 		case <-w.ctx.Done():
+			w.end("context done")
 			return
 		case <-deadlineC:
+			w.end("timeoutSeconds or CloseAt reached")
 			return
 		}
 	}
@@ -232,8 +240,10 @@ func (w *watcher) idle(wait time.Duration, bookmark clock.Timer, deadlineC <-cha
 	case <-w.done:
 		return false
 	case <-w.ctx.Done():
+		w.end("context done")
 		return false
 	case <-deadlineC:
+		w.end("timeoutSeconds or CloseAt reached")
 		return false
 	}
 	return true
