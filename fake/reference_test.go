@@ -130,4 +130,3 @@ func checkWatchReplay(t *testing.T, lw *ListerWatcher, rv string, from, want ref
 		}
 	})
 }
-
