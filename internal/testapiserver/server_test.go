@@ -98,6 +98,7 @@ func TestServerKillRestartKeepsDataAndConfigs(t *testing.T) {
 	if err := srv.Restart(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("kube-apiserver restart to ready: %v", srv.Timings().APIServerReady)
 	got, err := admin.CoreV1().ConfigMaps(ns).Get(t.Context(), "survivor", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get after restart with the old config: %v", err)
@@ -109,6 +110,7 @@ func TestServerKillRestartKeepsDataAndConfigs(t *testing.T) {
 	if err := srv.RestartEtcd(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("etcd restart to healthy: %v", srv.Timings().EtcdReady)
 	// The apiserver reconnects to etcd with its own backoff; give it a
 	// bounded time to serve a write again.
 	err = wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
