@@ -54,6 +54,15 @@
 // Converged/ConvergedKeys check that a client store holds exactly the
 // server's objects at their resource versions, with a readable diff.
 //
+// Known differences from kube-apiserver, by design: the history window
+// (Options.HistorySize) is shared by all resources, like etcd's, whereas the
+// watch cache keeps one per resource; a Failure's Times counts calls as the
+// ListerWatcher's caller sees them (client-go's REST client would first
+// retry a 429 itself); there is no admission, defaulting, graceful deletion
+// or finalizers; Create rejects a set resourceVersion with 400; bookmark
+// timing is a plain interval rather than the watch cache's bucketed
+// schedule.
+//
 // # Concurrency
 //
 // Every Server method is safe for concurrent use. One mutex guards the

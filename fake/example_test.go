@@ -44,3 +44,27 @@ func Example() {
 	// DELETED web 2
 	// Too many requests, please try again later.
 }
+
+// ExampleConverged shows the churn generator and the convergence check, here
+// against a hand-written "store" that copies the server's list.
+func ExampleConverged() {
+	ctx := context.Background()
+	srv, _ := fake.NewServer(fake.Options{})
+	churn, _ := fake.NewChurn(srv, fake.ChurnOptions{Resource: fake.Pods().GVR, Namespaces: []string{"a", "b"}, Seed: 1})
+	_ = churn.Steps(ctx, 100)
+
+	lwo := fake.LWOptions{Resource: fake.Pods().GVR}
+	list, _ := srv.ListerWatcher(lwo).ListWithContext(ctx, metav1.ListOptions{})
+	items := list.(*corev1.PodList).Items
+	store := make([]*corev1.Pod, len(items))
+	for i := range items {
+		store[i] = &items[i]
+	}
+	fmt.Println(fake.Converged(srv, lwo, store))
+
+	_, _ = srv.Delete(ctx, store[0])
+	fmt.Println(fake.Converged(srv, lwo, store) != nil)
+	// Output:
+	// <nil>
+	// true
+}

@@ -42,7 +42,8 @@ type watcher struct {
 	// initial-events-end bookmark); delivered before pending and never
 	// counted against bufferSize.
 	initial []watch.Event
-	// pending are queued live events and bookmarks; len <= bufferSize+1.
+	// pending are queued live events and at most one bookmark (queued only
+	// when pending was empty); len <= bufferSize+1.
 	pending []queued
 	// wake has capacity 1; a token means "look at the queues again".
 	wake chan struct{}
@@ -125,8 +126,8 @@ func (w *watcher) queueBookmark() {
 	defer s.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if s.rv < w.lastRV || w.stalled {
-		return
+	if s.rv < w.lastRV || w.stalled || len(w.pending) > 0 {
+		return // future start, paused, or not idle: no bookmark
 	}
 	w.pending = append(w.pending, queued{bookmarkRV: s.rv, at: s.clock.Now()})
 	w.signal()
