@@ -48,7 +48,8 @@
 // # Testing
 //
 // The pure parts (flag generation, credentials, ports, process control
-// with /bin/sh children) are tested under -short. The tests that start a
+// with /bin/sh children, and hack/build-apiserver.sh's caching and locking
+// driven by a fake go command) are tested under -short. The tests that start a
 // real server need the binaries: run hack/build-apiserver.sh once, then
 //
 //	go test -race -count=1 ./internal/testapiserver/...
