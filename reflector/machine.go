@@ -110,7 +110,8 @@ func (m *Machine[T]) Start(now time.Time) []Effect {
 	}
 	m.started = true
 	m.begin(now)
-	m.startCycle(ReasonNone)
+	m.cfg.Metrics.Relist(ReasonNone)
+	m.startCycle()
 	return m.out
 }
 
@@ -178,9 +179,9 @@ func (m *Machine[T]) begin(now time.Time) {
 
 func (m *Machine[T]) emit(e Effect) { m.out = append(m.out, e) }
 
-// startCycle begins a list cycle: a streaming list unless it is off.
-func (m *Machine[T]) startCycle(cause Reason) {
-	m.cfg.Metrics.Relist(cause)
+// startCycle begins a list cycle: a streaming list unless it is off. The
+// caller counts the relist and its cause.
+func (m *Machine[T]) startCycle() {
 	if m.cfg.WatchList == WatchListOff {
 		m.startList(m.relistRV())
 		return
@@ -223,10 +224,11 @@ func (m *Machine[T]) tick() {
 func (m *Machine[T]) resume() {
 	switch m.after {
 	case resumeWatch:
-		m.startWatch()
+		m.rewatch()
 	case resumeStream:
 		m.startStream()
 	default:
-		m.startCycle(m.cause)
+		m.cfg.Metrics.Relist(m.cause)
+		m.startCycle()
 	}
 }

@@ -61,12 +61,30 @@ func (m *Machine[T]) watchError(reason Reason, err error) {
 		m.streamError(reason, err)
 		return
 	}
-	switch reason {
-	case ReasonExpired, ReasonNotFound:
+	switch {
+	case reason == ReasonExpired, reason == ReasonNotFound, !m.resumable():
 		m.fail(reason, err, resumeCycle)
 	default:
 		m.fail(reason, err, resumeWatch)
 	}
+}
+
+// resumable reports whether a new watch can resume where the last one
+// stopped. A watch from "" or "0" replays the current objects as ADDED
+// events and so never reports deletions made while it was down: until an
+// event or bookmark gives a real resource version, only a relist can.
+func (m *Machine[T]) resumable() bool {
+	return m.lastSyncRV != "" && m.lastSyncRV != "0"
+}
+
+// rewatch re-opens the watch at once, or relists if it cannot be resumed.
+func (m *Machine[T]) rewatch() {
+	if m.resumable() {
+		m.startWatch()
+		return
+	}
+	m.cfg.Metrics.Relist(ReasonNoResume)
+	m.startCycle()
 }
 
 func (m *Machine[T]) onWatchEvent(ev watch.Event) {
@@ -168,7 +186,7 @@ func (m *Machine[T]) onWatchClosed() {
 	case m.phase == PhaseStreaming:
 		m.startStream()
 	default:
-		m.startWatch()
+		m.rewatch()
 	}
 }
 
@@ -181,5 +199,5 @@ func (m *Machine[T]) onIdle() {
 		m.startStream()
 		return
 	}
-	m.startWatch()
+	m.rewatch()
 }

@@ -47,6 +47,9 @@ const (
 	// ReasonShortWatch: a watch closed within a second without any event,
 	// which suggests an unhealthy server; it is retried after a backoff.
 	ReasonShortWatch
+	// ReasonNoResume: a relist cause only: a watch from "" or "0" ended
+	// before any resource version was known, so it cannot be resumed.
+	ReasonNoResume
 	// ReasonStore: the store refused a Replace.
 	ReasonStore
 	// ReasonOther: any other error, e.g. 400 Bad Request.
@@ -55,7 +58,7 @@ const (
 
 var reasonNames = [...]string{
 	"None", "Expired", "TooManyRequests", "ServerError", "Connection", "Unauthorized", "Forbidden",
-	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "Store", "Other",
+	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "NoResume", "Store", "Other",
 }
 
 func (r Reason) String() string {

@@ -2,6 +2,7 @@ package reflector
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -61,6 +62,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			s.logger.V(3).Info("Stopping reflector")
 			return nil
 		case res := <-s.results:
+			if l := s.logger.V(5); l.Enabled() {
+				l.Info("Input", "input", fmt.Sprintf("%T", res.in), "current", s.current(res))
+			}
 			if s.current(res) {
 				s.execute(r.m.Step(r.clock.Now(), res.in))
 			}
@@ -103,6 +107,9 @@ func (s *shell[T]) execute(effects []Effect) {
 
 // do runs one effect; it returns an error only for a refused Replace.
 func (s *shell[T]) do(e Effect) error {
+	if l := s.logger.V(5); l.Enabled() {
+		l.Info("Effect", "effect", e.String())
+	}
 	switch e := e.(type) {
 	case List:
 		s.listGen++
