@@ -18,11 +18,7 @@ var podsGVR = Pods().GVR
 
 func newTestServer(t *testing.T, opts Options) *Server {
 	t.Helper()
-	srv, err := NewServer(opts)
-	if err != nil {
-		t.Fatalf("NewServer: %v", err)
-	}
-	return srv
+	return NewTestServer(t, opts)
 }
 
 func newPod(ns, name string, labels map[string]string) *corev1.Pod {
