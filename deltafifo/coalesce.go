@@ -7,6 +7,15 @@ type entry[T any] struct {
 	deltas []Delta[T]
 	// gen is the coalescer.gen of the last Replace that listed the key.
 	gen uint64
+	// inline backs deltas until a key has more than one delta, so the
+	// common single-delta key costs no separate allocation.
+	inline [1]Delta[T]
+}
+
+// queued is one element of coalescer.order.
+type queued[T any] struct {
+	key string
+	e   *entry[T]
 }
 
 // coalescer accumulates deltas per key and hands keys out in the order they
@@ -15,10 +24,17 @@ type coalescer[T any] struct {
 	// items maps each queued key to its entry; a key is in items if and only
 	// if it is in order.
 	items map[string]*entry[T]
-	// order holds the queued keys, oldest first, without duplicates.
-	order ring[string]
+	// order holds the queued keys with their entries, oldest first, without
+	// duplicates; order[i].e == items[order[i].key].
+	order ring[queued[T]]
 	// free holds recycled entries with empty, zeroed delta slices.
 	free []*entry[T]
+	// slab is a block of never-used entries that new entries are carved
+	// from, to allocate entries in groups rather than one by one.
+	slab []entry[T]
+	// pending is how many more entries reserve expects; it makes the next
+	// slabs larger (up to maxSlab) during a big Replace.
+	pending int
 	// taken holds the entries handed to a running batch process function;
 	// empty between calls.
 	taken []*entry[T]
@@ -30,6 +46,10 @@ type coalescer[T any] struct {
 }
 
 const (
+	// slabSize bounds what a few long-lived entries can pin: a block stays
+	// alive while any of its entries is queued or in the free list.
+	slabSize       = 32
+	maxSlab        = 1024
 	maxFreeEntries = 1024
 	maxReusedCap   = 64
 	bigMap         = 4096
@@ -46,10 +66,20 @@ func (q *coalescer[T]) entry(key string) *entry[T] {
 		q.free[n-1] = nil
 		q.free = q.free[:n-1]
 	} else {
-		e = new(entry[T])
+		if len(q.slab) == 0 {
+			size := slabSize
+			if q.pending > slabSize {
+				size = min(q.pending, maxSlab)
+				q.pending -= size
+			}
+			q.slab = make([]entry[T], size)
+		}
+		e = &q.slab[0]
+		q.slab = q.slab[1:]
+		e.deltas = e.inline[:0]
 	}
 	q.items[key] = e
-	q.order.push(key)
+	q.order.push(queued[T]{key, e})
 	q.peak = max(q.peak, len(q.items))
 	return e
 }
@@ -88,10 +118,9 @@ func (q *coalescer[T]) skipDelete(key string, known knownSource[T]) bool {
 // take removes the oldest key from the queue and returns it with its entry.
 // The queue must not be empty. The caller must recycle the entry.
 func (q *coalescer[T]) take() (string, *entry[T]) {
-	key := q.order.pop()
-	e := q.items[key]
-	delete(q.items, key)
-	return key, e
+	head := q.order.pop()
+	delete(q.items, head.key)
+	return head.key, head.e
 }
 
 // recycle clears e and keeps it for reuse if it is small.
@@ -104,4 +133,15 @@ func (q *coalescer[T]) recycle(e *entry[T]) {
 	if len(q.items) == 0 && q.peak > bigMap {
 		q.items, q.peak = make(map[string]*entry[T]), 0
 	}
+}
+
+// reserve makes room for n more keys at once, so that a large Replace does
+// not rehash and copy the map and the ring repeatedly.
+func (q *coalescer[T]) reserve(n int) {
+	if len(q.items) == 0 && n > 64 {
+		q.items = make(map[string]*entry[T], n)
+		q.peak = 0
+	}
+	q.order.reserve(n)
+	q.pending = n - len(q.free) - len(q.slab)
 }

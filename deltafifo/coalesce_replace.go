@@ -6,6 +6,7 @@ package deltafifo
 // come from prepareList and are valid.
 func (c *core[T]) replaceCoalescingLocked(keys []string, deltas []Delta[T]) {
 	q := &c.co
+	q.reserve(len(keys))
 	q.gen++
 	listed := 0
 	for i, key := range keys {
@@ -18,8 +19,7 @@ func (c *core[T]) replaceCoalescingLocked(keys []string, deltas []Delta[T]) {
 	}
 	deletions := 0
 	for i := 0; i < q.order.len(); i++ {
-		key := *q.order.at(i)
-		e := q.items[key]
+		e := q.order.at(i).e
 		if e.gen == q.gen {
 			continue
 		}

@@ -169,7 +169,7 @@ func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
 	c := q.c
 	initial := !c.syncedClosed
 	key, e := c.co.take()
-	item := toCacheDeltas(key, e.deltas)
+	var item any = toCacheDeltas(key, e.deltas) // boxed once, shared by process and the result
 	c.co.recycle(e)
 	err := process(item, initial)
 	c.processedLocked(1)
@@ -189,7 +189,7 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 	}
 	limit := c.batchLimitLocked()
 	n := 0
-	for n < limit && len(c.co.items[*c.co.order.at(n)].deltas) == 1 {
+	for n < limit && len(c.co.order.at(n).e.deltas) == 1 {
 		n++
 	}
 	if n <= 1 {

@@ -57,6 +57,7 @@ func (c *core[T]) replaceOrderedLocked(keys []string, deltas []Delta[T]) {
 			q.events.push(event[T]{key, Delta[T]{Object: obj, Type: Deleted, FinalStateUnknown: true}})
 		}
 	}
+	q.events.reserve(len(keys))
 	for i, key := range keys {
 		q.events.push(event[T]{key, deltas[i]})
 	}

@@ -53,3 +53,16 @@ func (r *ring[E]) resize(size int) {
 	}
 	r.buf, r.head = buf, 0
 }
+
+// reserve grows the ring so that n more elements fit without resizing.
+func (r *ring[E]) reserve(n int) {
+	need := r.n + n
+	if need <= len(r.buf) {
+		return
+	}
+	size := max(minRing, len(r.buf))
+	for size < need {
+		size *= 2
+	}
+	r.resize(size)
+}
