@@ -13,7 +13,7 @@ import (
 )
 
 // server is the apiserver shared by every spec; set by BeforeSuite and
-// stopped by the cleanup Start registers, which runs after AfterSuite.
+// stopped by AfterSuite (Start's own cleanup would also stop it, later).
 var server *testapiserver.Server
 
 func TestE2E(t *testing.T) {
@@ -30,6 +30,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	timings := server.Timings()
 	GinkgoWriter.Printf("apiserver %s ready: etcd %v, kube-apiserver %v\n", server.URL(), timings.EtcdReady, timings.APIServerReady)
+})
+
+var _ = AfterSuite(func() {
+	if server != nil {
+		server.Stop()
+	}
 })
 
 // adminClient returns a clientset for the system:masters admin.
