@@ -83,17 +83,18 @@ func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
 
 // project turns a committed event into what this predicate's watcher sees,
 // as kube-apiserver does: an object that stops matching is a Deleted event
-// (the old state with the new RV), one that starts matching is Added.
-func (p predicate) project(ev event) (watch.Event, bool) {
+// (the old state with the new RV), one that starts matching is Added. The
+// result shares ev's immutable objects; it is copied on delivery.
+func (p predicate) project(ev event) (queued, bool) {
 	cur := ev.typ != watch.Deleted && p.matches(ev.obj)
 	old := p.matches(ev.prev)
 	switch {
 	case cur && old:
-		return watch.Event{Type: watch.Modified, Object: ev.obj.DeepCopyObject()}, true
+		return queued{typ: watch.Modified, obj: ev.obj}, true
 	case cur:
-		return watch.Event{Type: watch.Added, Object: ev.obj.DeepCopyObject()}, true
+		return queued{typ: watch.Added, obj: ev.obj}, true
 	case old:
-		return watch.Event{Type: watch.Deleted, Object: withRV(ev.prev, ev.rv)}, true
+		return queued{typ: watch.Deleted, obj: ev.prev, rv: ev.rv}, true
 	}
-	return watch.Event{}, false
+	return queued{}, false
 }

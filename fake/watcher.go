@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -41,7 +42,7 @@ type watcher struct {
 	// initial are the opening events (state, replayed history, the
 	// initial-events-end bookmark); delivered before pending and never
 	// counted against bufferSize.
-	initial []watch.Event
+	initial []queued
 	// pending are queued live events and at most one bookmark (queued only
 	// when pending was empty); len <= bufferSize+1.
 	pending []queued
@@ -58,13 +59,32 @@ type watcher struct {
 	reason string
 }
 
-// queued is a live event or bookmark waiting for delivery.
+// queued is an event or bookmark waiting for delivery. Its object is copied
+// only when delivered, so a write costs no copy per watch.
 type queued struct {
-	ev watch.Event
-	// bookmarkRV is set for a bookmark, whose object is built on delivery.
-	bookmarkRV uint64
+	// typ is the event type.
+	typ watch.EventType
+	// obj is a shared, immutable stored object; nil for a bookmark.
+	obj runtime.Object
+	// rv, when non-zero, is the delivered object's resource version: the
+	// bookmark's RV, or the RV of a DELETED for an object that left the
+	// selector.
+	rv uint64
+	// initialEnd marks the initial-events-end bookmark.
+	initialEnd bool
 	// at is when it was queued; with a delay it is due at at+delay.
 	at time.Time
+}
+
+// materialize builds the client's private copy of q.
+func (q queued) materialize(r *resourceState) watch.Event {
+	if q.typ == watch.Bookmark {
+		return watch.Event{Type: watch.Bookmark, Object: r.bookmark(q.rv, q.initialEnd)}
+	}
+	if q.rv != 0 {
+		return watch.Event{Type: q.typ, Object: withRV(q.obj, q.rv)}
+	}
+	return watch.Event{Type: q.typ, Object: q.obj.DeepCopyObject()}
 }
 
 // ResultChan implements watch.Interface.
@@ -112,7 +132,8 @@ func (w *watcher) offerLocked(ev event) {
 		w.endLocked("client too slow: watch buffer full")
 		return
 	}
-	w.pending = append(w.pending, queued{ev: out, at: w.srv.clock.Now()})
+	out.at = w.srv.clock.Now()
+	w.pending = append(w.pending, out)
 	w.lastRV = ev.rv
 	w.signal()
 }
@@ -129,7 +150,7 @@ func (w *watcher) queueBookmark() {
 	if s.rv < w.lastRV || w.stalled || len(w.pending) > 0 {
 		return // future start, paused, or not idle: no bookmark
 	}
-	w.pending = append(w.pending, queued{bookmarkRV: s.rv, at: s.clock.Now()})
+	w.pending = append(w.pending, queued{typ: watch.Bookmark, rv: s.rv, at: s.clock.Now()})
 	w.signal()
 }
 
@@ -142,10 +163,10 @@ func (w *watcher) next(now time.Time) (watch.Event, time.Duration, bool) {
 		return watch.Event{}, 0, false
 	}
 	if len(w.initial) > 0 {
-		ev := w.initial[0]
-		w.initial[0] = watch.Event{}
+		head := w.initial[0]
+		w.initial[0] = queued{}
 		w.initial = w.initial[1:]
-		return ev, 0, true
+		return head.materialize(w.pred.res), 0, true
 	}
 	if len(w.pending) == 0 {
 		return watch.Event{}, 0, false
@@ -156,10 +177,7 @@ func (w *watcher) next(now time.Time) (watch.Event, time.Duration, bool) {
 	}
 	w.pending[0] = queued{}
 	w.pending = w.pending[1:]
-	if head.bookmarkRV > 0 {
-		return watch.Event{Type: watch.Bookmark, Object: w.pred.res.bookmark(head.bookmarkRV, false)}, 0, true
-	}
-	return head.ev, 0, true
+	return head.materialize(w.pred.res), 0, true
 }
 
 // run delivers events until the watch ends, then unregisters it and closes

@@ -87,13 +87,13 @@ func parseWatchStart(opts metav1.ListOptions) (watchStart, error) {
 // (sendInitialEvents, or a legacy watch at RV ""/"0"), or the history after
 // the requested RV. A compacted RV is a 410.
 func (s *Server) openLocked(ctx context.Context, pred predicate, st watchStart, opts metav1.ListOptions) (*watcher, error) {
-	var initial []watch.Event
+	var initial []queued
 	from := s.rv
 	switch {
 	case st.sendInitial || st.legacyState:
 		initial = s.stateEventsLocked(pred)
 		if st.endBookmark {
-			initial = append(initial, watch.Event{Type: watch.Bookmark, Object: pred.res.bookmark(s.rv, true)})
+			initial = append(initial, queued{typ: watch.Bookmark, rv: s.rv, initialEnd: true})
 		}
 	case st.rvSet:
 		if st.rv < s.compacted {
@@ -135,7 +135,7 @@ func (s *Server) openLocked(ctx context.Context, pred predicate, st watchStart, 
 }
 
 // stateEventsLocked returns an ADDED event per selected object, by key.
-func (s *Server) stateEventsLocked(pred predicate) []watch.Event {
+func (s *Server) stateEventsLocked(pred predicate) []queued {
 	keys := make([]string, 0, len(pred.res.objects))
 	for k, obj := range pred.res.objects {
 		if pred.matches(obj) {
@@ -143,9 +143,9 @@ func (s *Server) stateEventsLocked(pred predicate) []watch.Event {
 		}
 	}
 	sort.Strings(keys)
-	evs := make([]watch.Event, len(keys))
+	evs := make([]queued, len(keys))
 	for i, k := range keys {
-		evs[i] = watch.Event{Type: watch.Added, Object: pred.res.objects[k].DeepCopyObject()}
+		evs[i] = queued{typ: watch.Added, obj: pred.res.objects[k]}
 	}
 	return evs
 }
