@@ -266,3 +266,30 @@ func TestConvergeClientGo(t *testing.T) {
 	failed := convergeSeeds(t, n, clientGoSubject)
 	t.Logf("client-go failed seeds: %v", failed)
 }
+
+// lossyStore drops every DELETED event: a reflector bug the harness must
+// catch.
+type lossyStore struct{ *memStore[*corev1.Pod] }
+
+func (lossyStore) Delete(*corev1.Pod) error { return nil }
+
+// TestConvergeHarnessCatchesLoss checks the harness itself: a store that
+// loses deletions must fail to converge on some seeds.
+func TestConvergeHarnessCatchesLoss(t *testing.T) {
+	lossy := func(ctx context.Context, lw *fake.ListerWatcher, rng *rand.Rand) (func() map[string]string, <-chan struct{}) {
+		st := lossyStore{newMemStore[*corev1.Pod]()}
+		r, err := New(Options[*corev1.Pod]{Config: Config[*corev1.Pod]{WatchList: WatchListOff}, Source: lw, Store: st})
+		if err != nil {
+			panic(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = r.Run(ctx)
+		}()
+		return st.versions, done
+	}
+	if failed := convergeSeeds(t, 20, lossy); len(failed) == 0 {
+		t.Error("the harness did not notice a store that drops deletions")
+	}
+}

@@ -31,8 +31,9 @@ type shell[T store.Object] struct {
 	// listGen and watchGen are the generations of the current list and
 	// watch; results from others are stale.
 	listGen, watchGen uint64
-	// watchStop closes the current watch's goroutine; nil when none.
-	watchStop chan struct{}
+	// stopCurrentWatch cancels the context of the current watch request,
+	// which ends its goroutine and closes the watch; nil when none.
+	stopCurrentWatch context.CancelFunc
 }
 
 // Run lists and watches until ctx is cancelled, then stops the watch, waits
@@ -89,7 +90,7 @@ func (s *shell[T]) arm() (clock.Timer, <-chan time.Time) {
 
 func (s *shell[T]) current(res result) bool {
 	if res.watch {
-		return res.gen == s.watchGen && s.watchStop != nil
+		return res.gen == s.watchGen && s.stopCurrentWatch != nil
 	}
 	return res.gen == s.listGen
 }
@@ -118,9 +119,10 @@ func (s *shell[T]) do(e Effect) error {
 	case Watch:
 		s.stopWatch()
 		s.watchGen++
-		s.watchStop = make(chan struct{})
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.stopCurrentWatch = cancel
 		s.wg.Add(1)
-		go s.watch(s.watchGen, s.watchStop, e)
+		go s.watch(ctx, s.watchGen, e)
 	case StopWatch:
 		s.stopWatch()
 	case Sleep:
@@ -167,8 +169,8 @@ func (s *shell[T]) report(e ReportError) {
 }
 
 func (s *shell[T]) stopWatch() {
-	if s.watchStop != nil {
-		close(s.watchStop)
-		s.watchStop = nil
+	if s.stopCurrentWatch != nil {
+		s.stopCurrentWatch()
+		s.stopCurrentWatch = nil
 	}
 }

@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -39,48 +40,46 @@ func toPage(obj runtime.Object, err error) Input {
 	return ListPage{Items: items, ResourceVersion: acc.GetResourceVersion(), Continue: acc.GetContinue()}
 }
 
-// watch opens one watch and forwards its events until it closes, stop is
-// closed or the Run ends. It always stops the watch it opened.
-func (s *shell[T]) watch(gen uint64, stop <-chan struct{}, e Watch) {
+// watch opens one watch and forwards its events until it closes or ctx (the
+// watch's own context, cancelled by StopWatch and by the end of Run) is
+// done; a request still opening is abandoned too. It always stops the watch
+// it opened.
+func (s *shell[T]) watch(ctx context.Context, gen uint64, e Watch) {
 	defer s.wg.Done()
-	w, err := s.r.src.WatchWithContext(s.ctx, e.Options)
+	w, err := s.r.src.WatchWithContext(ctx, e.Options)
 	if err == nil && w == nil {
 		err = decodeError{errors.New("source returned neither a watch nor an error")}
 	}
 	if err != nil {
-		s.send(gen, stop, WatchFailed{Err: err})
+		s.send(ctx, gen, WatchFailed{Err: err})
 		return
 	}
 	defer w.Stop()
-	if !s.send(gen, stop, WatchOpened{}) {
+	if !s.send(ctx, gen, WatchOpened{}) {
 		return
 	}
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				s.send(gen, stop, WatchClosed{})
+				s.send(ctx, gen, WatchClosed{})
 				return
 			}
-			if !s.send(gen, stop, WatchEvent{Event: ev}) {
+			if !s.send(ctx, gen, WatchEvent{Event: ev}) {
 				return
 			}
-		case <-stop:
-			return
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			return
 		}
 	}
 }
 
 // send delivers a watch input unless the watch was stopped meanwhile.
-func (s *shell[T]) send(gen uint64, stop <-chan struct{}, in Input) bool {
+func (s *shell[T]) send(ctx context.Context, gen uint64, in Input) bool {
 	select {
 	case s.results <- result{watch: true, gen: gen, in: in}:
 		return true
-	case <-stop:
-		return false
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }
