@@ -22,9 +22,9 @@ type entry[T any] struct {
 type core[T any] struct {
 	mu sync.RWMutex
 
-	// items maps every key to its entry. Every entry reachable from an
-	// index is in items under its own key, and vice versa.
-	items map[string]*entry[T]
+	// items holds every entry, keyed by entry.key. Every entry reachable
+	// from an index is in items, and vice versa.
+	items table[T]
 
 	// indexes holds the indexes in the order they were added; names are
 	// unique. Each index holds exactly the entries of items under the values
@@ -44,7 +44,7 @@ type core[T any] struct {
 }
 
 func newCore[T any]() *core[T] {
-	return &core[T]{items: make(map[string]*entry[T])}
+	return &core[T]{items: newTable[T]()}
 }
 
 // indexLocked returns the index called name, or nil.

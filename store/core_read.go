@@ -15,7 +15,7 @@ func unknownIndex(name string) error {
 
 func (c *core[T]) get(key string) (obj T, ok bool) {
 	c.mu.RLock()
-	e := c.items[key]
+	e := c.items.get(key)
 	if e != nil {
 		obj, ok = e.obj, true
 	}
@@ -23,11 +23,10 @@ func (c *core[T]) get(key string) (obj T, ok bool) {
 	return obj, ok
 }
 
-// getBytes is get for a key in a byte slice; the map lookup converts it
-// without allocating.
+// getBytes is get for a key in a byte slice, without allocating.
 func (c *core[T]) getBytes(key []byte) (obj T, ok bool) {
 	c.mu.RLock()
-	e := c.items[string(key)]
+	e := c.items.getBytes(key)
 	if e != nil {
 		obj, ok = e.obj, true
 	}
@@ -38,7 +37,7 @@ func (c *core[T]) getBytes(key []byte) (obj T, ok bool) {
 func (c *core[T]) length() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.items)
+	return c.items.count
 }
 
 func (c *core[T]) resourceVersion() string {
@@ -52,9 +51,9 @@ func (c *core[T]) appendAll(dst []T, keep func(T) bool) []T {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if dst == nil {
-		dst = make([]T, 0, len(c.items))
+		dst = make([]T, 0, c.items.count)
 	}
-	for _, e := range c.items {
+	for e := range c.items.all {
 		if keep == nil || keep(e.obj) {
 			dst = append(dst, e.obj)
 		}
@@ -65,9 +64,9 @@ func (c *core[T]) appendAll(dst []T, keep func(T) bool) []T {
 func (c *core[T]) listKeys() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	keys := make([]string, 0, len(c.items))
-	for key := range c.items {
-		keys = append(keys, key)
+	keys := make([]string, 0, c.items.count)
+	for e := range c.items.all {
+		keys = append(keys, e.key)
 	}
 	return keys
 }

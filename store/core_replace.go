@@ -13,7 +13,7 @@ func (c *core[T]) beginLocked() uint32 {
 	if c.gen == 0 {
 		// After 2^32 sessions: clear old marks so none can equal a reused
 		// generation, then start again at 1.
-		for _, e := range c.items {
+		for e := range c.items.all {
 			e.mark = 0
 		}
 		c.gen = 1
@@ -67,14 +67,16 @@ func (c *core[T]) abort(gen uint32) {
 // sweepLocked deletes the entries whose mark is not gen.
 func (c *core[T]) sweepLocked(gen uint32) int {
 	n := 0
-	for _, e := range c.items {
-		if e.mark != gen {
-			c.unlinkLocked(e)
-			var zero T
-			e.obj = zero
-			n++
+	c.items.sweep(func(e *entry[T]) bool {
+		if e.mark == gen {
+			return false
 		}
-	}
+		c.unindexLocked(e)
+		var zero T
+		e.obj = zero
+		n++
+		return true
+	})
 	return n
 }
 

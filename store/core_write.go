@@ -25,10 +25,10 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 			return old, false, err
 		}
 	}
-	e := c.items[key]
+	e := c.items.get(key)
 	if e == nil {
 		e = &entry[T]{key: key, obj: obj, mark: c.gen}
-		c.items[key] = e
+		c.items.insert(e)
 		for _, ix := range c.indexes {
 			ix.insert(e, ix.newBuf)
 		}
@@ -55,23 +55,22 @@ func (c *core[T]) remove(key string, rv string, setRV bool) (old T, existed bool
 }
 
 func (c *core[T]) removeLocked(key string) (old T, existed bool) {
-	e := c.items[key]
+	e := c.items.remove(key)
 	if e == nil {
 		return old, false
 	}
-	c.unlinkLocked(e)
+	c.unindexLocked(e)
 	old = e.obj
 	var zero T
 	e.obj = zero
 	return old, true
 }
 
-// unlinkLocked takes e out of every index and out of items.
-func (c *core[T]) unlinkLocked(e *entry[T]) {
+// unindexLocked takes e out of every index.
+func (c *core[T]) unindexLocked(e *entry[T]) {
 	for _, ix := range c.indexes {
 		ix.remove(e, e.obj)
 	}
-	delete(c.items, e.key)
 }
 
 // bookmark records rv without touching any object.
@@ -94,8 +93,8 @@ func (c *core[T]) addIndexes(add []*index[T]) error {
 		seen[ix.name] = true
 	}
 	for _, ix := range add {
-		for key, e := range c.items {
-			if err := ix.computeNew(key, e.obj); err != nil {
+		for e := range c.items.all {
+			if err := ix.computeNew(e.key, e.obj); err != nil {
 				return err
 			}
 			ix.insert(e, ix.newBuf)

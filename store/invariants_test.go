@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 )
 
@@ -12,10 +13,8 @@ func checkCore[T any](c *core[T]) error {
 	if c.session != 0 && c.session != c.gen {
 		return fmt.Errorf("open session %d is not the newest generation %d", c.session, c.gen)
 	}
-	for key, e := range c.items {
-		if e.key != key {
-			return fmt.Errorf("entry under %q has key %q", key, e.key)
-		}
+	if err := checkTable(&c.items); err != nil {
+		return err
 	}
 	for _, ix := range c.indexes {
 		if err := checkIndex(c, ix); err != nil {
@@ -32,7 +31,7 @@ func checkIndex[T any](c *core[T], ix *index[T]) error {
 			return fmt.Errorf("value %q: %w", v, err)
 		}
 		for e := range p.all() {
-			if c.items[e.key] != e {
+			if c.items.get(e.key) != e {
 				return fmt.Errorf("value %q holds an entry %q not in items", v, e.key)
 			}
 			vals, err := ix.fn(nil, e.obj)
@@ -43,7 +42,8 @@ func checkIndex[T any](c *core[T], ix *index[T]) error {
 		}
 	}
 	want := 0
-	for key, e := range c.items {
+	for e := range c.items.all {
+		key := e.key
 		vals, _ := ix.fn(nil, e.obj)
 		slices.Sort(vals)
 		vals = slices.Compact(vals)
@@ -78,6 +78,45 @@ func checkPostings[T any](p *postings[T]) error {
 		if slices.Contains(p.small[i+1:], e) {
 			return fmt.Errorf("duplicate member %q", e.key)
 		}
+	}
+	return nil
+}
+
+// checkTable verifies the table's invariants: sizes, tags, probe runs
+// without gaps, the fill limit and unique keys.
+func checkTable[T any](t *table[T]) error {
+	n := len(t.slots)
+	if n != len(t.tags) || (n != 0 && (n < minTableSize || n&(n-1) != 0)) {
+		return fmt.Errorf("table sizes %d/%d", n, len(t.tags))
+	}
+	count, keys := 0, map[string]bool{}
+	for i, e := range t.slots {
+		if (e == nil) != (t.tags[i] == 0) {
+			return fmt.Errorf("slot %d: entry %v, tag %d", i, e, t.tags[i])
+		}
+		if e == nil {
+			continue
+		}
+		count++
+		if keys[e.key] {
+			return fmt.Errorf("key %q twice", e.key)
+		}
+		keys[e.key] = true
+		h := maphash.String(t.seed, e.key)
+		if t.tags[i] != tagOf(h) {
+			return fmt.Errorf("slot %d: wrong tag", i)
+		}
+		for j := int(h) & t.mask(); j != i; j = (j + 1) & t.mask() {
+			if t.slots[j] == nil {
+				return fmt.Errorf("key %q at %d: gap at %d in its probe run", e.key, i, j)
+			}
+		}
+		if t.get(e.key) != e {
+			return fmt.Errorf("key %q not found", e.key)
+		}
+	}
+	if count != t.count || count*4 > n*3 {
+		return fmt.Errorf("count %d, counted %d, %d slots", t.count, count, n)
 	}
 	return nil
 }

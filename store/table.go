@@ -1,0 +1,163 @@
+package store
+
+import "hash/maphash"
+
+// table is the key → entry map: an open-addressing hash set of *entry keyed
+// by entry.key, with linear probing and backward-shift deletion (no
+// tombstones). A Go map[string]*entry spends a 24-byte slot per object (the
+// key header is stored in the map and again in the entry); this table
+// spends one pointer plus one tag byte per slot, at most 3/4 full.
+//
+// Invariants: len(slots) == len(tags) and is 0 or a power of two >= 8;
+// tags[i] == 0 exactly when slots[i] == nil, otherwise tags[i] is
+// tagOf(hash of slots[i].key); every entry sits in the probe run starting at
+// its home slot with no empty slot between home and it; count is the number
+// of non-nil slots and count <= 3/4 len(slots).
+type table[T any] struct {
+	seed  maphash.Seed
+	slots []*entry[T]
+	tags  []uint8
+	count int
+}
+
+const minTableSize = 8
+
+func newTable[T any]() table[T] { return table[T]{seed: maphash.MakeSeed()} }
+
+// tagOf keeps 7 bits of the hash, with the top bit set so 0 means empty.
+func tagOf(h uint64) uint8 { return uint8(h>>57) | 0x80 }
+
+func (t *table[T]) mask() int { return len(t.slots) - 1 }
+
+// find returns the slot holding key, or -1.
+func (t *table[T]) find(key string) int {
+	if t.count == 0 {
+		return -1
+	}
+	h := maphash.String(t.seed, key)
+	tag, m := tagOf(h), t.mask()
+	for i := int(h) & m; t.slots[i] != nil; i = (i + 1) & m {
+		if t.tags[i] == tag && t.slots[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns the entry for key, or nil.
+func (t *table[T]) get(key string) *entry[T] {
+	if i := t.find(key); i >= 0 {
+		return t.slots[i]
+	}
+	return nil
+}
+
+// getBytes is get for a key held in a byte slice, without allocating.
+func (t *table[T]) getBytes(key []byte) *entry[T] {
+	if t.count == 0 {
+		return nil
+	}
+	h := maphash.Bytes(t.seed, key)
+	tag, m := tagOf(h), t.mask()
+	for i := int(h) & m; t.slots[i] != nil; i = (i + 1) & m {
+		if t.tags[i] == tag && t.slots[i].key == string(key) {
+			return t.slots[i]
+		}
+	}
+	return nil
+}
+
+// insert adds e, whose key must not be present.
+func (t *table[T]) insert(e *entry[T]) {
+	if (t.count+1)*4 > len(t.slots)*3 {
+		t.resize(max(minTableSize, 2*len(t.slots)))
+	}
+	t.place(e, maphash.String(t.seed, e.key))
+	t.count++
+}
+
+// place puts e in the first empty slot of its probe run.
+func (t *table[T]) place(e *entry[T], h uint64) {
+	m := t.mask()
+	i := int(h) & m
+	for t.slots[i] != nil {
+		i = (i + 1) & m
+	}
+	t.slots[i], t.tags[i] = e, tagOf(h)
+}
+
+// resize rehashes into n slots.
+func (t *table[T]) resize(n int) {
+	old := t.slots
+	t.slots, t.tags = make([]*entry[T], n), make([]uint8, n)
+	for _, e := range old {
+		if e != nil {
+			t.place(e, maphash.String(t.seed, e.key))
+		}
+	}
+}
+
+// removeAt empties slot i and shifts later members of the probe run back so
+// that lookups never stop early. Entries only move into the emptied slot or
+// into slots after it in the run, which is what lets sweep delete while
+// scanning forward.
+func (t *table[T]) removeAt(i int) {
+	m := t.mask()
+	hole := i
+	for j := (i + 1) & m; t.slots[j] != nil; j = (j + 1) & m {
+		home := int(maphash.String(t.seed, t.slots[j].key)) & m
+		// The entry at j may fill the hole unless its home lies
+		// cyclically in (hole, j].
+		if (j-home)&m >= (j-hole)&m {
+			t.slots[hole], t.tags[hole] = t.slots[j], t.tags[j]
+			hole = j
+		}
+	}
+	t.slots[hole], t.tags[hole] = nil, 0
+	t.count--
+}
+
+// remove deletes key and returns its entry, or nil.
+func (t *table[T]) remove(key string) *entry[T] {
+	i := t.find(key)
+	if i < 0 {
+		return nil
+	}
+	e := t.slots[i]
+	t.removeAt(i)
+	t.maybeShrink()
+	return e
+}
+
+// maybeShrink halves the table once it is less than 1/8 full, so a store
+// that shrank after a relist gives memory back.
+func (t *table[T]) maybeShrink() {
+	if len(t.slots) > minTableSize && t.count*8 < len(t.slots) {
+		t.resize(max(minTableSize, len(t.slots)/2))
+	}
+}
+
+// sweep removes every entry for which drop returns true, calling drop once
+// per entry that is present when the sweep starts (an entry moved back into
+// the current slot is examined before moving on; one moved from the start of
+// the table across the end may be offered twice, which is harmless for a
+// drop that depends only on the entry).
+func (t *table[T]) sweep(drop func(*entry[T]) bool) {
+	for i := 0; i < len(t.slots); {
+		if e := t.slots[i]; e != nil && drop(e) {
+			t.removeAt(i)
+			continue
+		}
+		i++
+	}
+	t.maybeShrink()
+}
+
+// all calls yield for every entry, in slot order, until it returns false.
+func (t *table[T]) all(yield func(*entry[T]) bool) {
+	for _, e := range t.slots {
+		if e != nil && !yield(e) {
+			return
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestTableAgainstMap drives the table and a Go map through random inserts,
+// removes and sweeps over enough keys to grow and shrink it several times.
+func TestTableAgainstMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tab, ref := newTable[int](), map[string]*entry[int]{}
+	for step := range 20000 {
+		key := strconv.Itoa(rng.IntN(3000))
+		switch n := rng.IntN(100); {
+		case n < 55:
+			if ref[key] == nil {
+				e := &entry[int]{key: key, obj: step}
+				tab.insert(e)
+				ref[key] = e
+			}
+		case n < 99:
+			if got := tab.remove(key); got != ref[key] {
+				t.Fatalf("step %d: remove(%q) = %v, want %v", step, key, got, ref[key])
+			}
+			delete(ref, key)
+		default:
+			// Sweep out a random residue class of the stored values.
+			mod := 1 + rng.IntN(4)
+			offered := map[*entry[int]]bool{}
+			tab.sweep(func(e *entry[int]) bool {
+				offered[e] = true
+				return e.obj%mod == 0
+			})
+			for k, e := range ref {
+				if !offered[e] {
+					t.Fatalf("step %d: sweep never offered %q", step, k)
+				}
+				if e.obj%mod == 0 {
+					delete(ref, k)
+				}
+			}
+		}
+		if step%97 == 0 || len(ref) < 20 {
+			if err := checkTable(&tab); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			for k, e := range ref {
+				if tab.get(k) != e || tab.getBytes([]byte(k)) != e {
+					t.Fatalf("step %d: get(%q) lost the entry", step, k)
+				}
+			}
+			if tab.count != len(ref) || tab.get("absent") != nil {
+				t.Fatalf("step %d: count %d, want %d", step, tab.count, len(ref))
+			}
+		}
+	}
+}
