@@ -1,6 +1,8 @@
 package testapiserver
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -76,5 +78,19 @@ func TestStartTimeoutDefault(t *testing.T) {
 	}
 	if got := (Options{StartTimeout: time.Second}).startTimeout(); got != time.Second {
 		t.Errorf("startTimeout = %v, want 1s", got)
+	}
+}
+
+func TestLostPortRace(t *testing.T) {
+	inUse := fmt.Errorf("testapiserver: etcd %w (exit status 1); log tail:\nlisten tcp 127.0.0.1:2379: bind: address already in use", errExitedEarly)
+	badFlag := fmt.Errorf("testapiserver: kube-apiserver %w (exit status 1); log tail:\nError: unknown flag: --x", errExitedEarly)
+	timeout := errors.New("testapiserver: kube-apiserver not ready after 1s: address already in use")
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{{inUse, true}, {badFlag, false}, {timeout, false}} {
+		if got := lostPortRace(tt.err); got != tt.want {
+			t.Errorf("lostPortRace(%q) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 )
 
+// errExitedEarly marks a child that died while it was expected to run;
+// Start retries with fresh ports only for this error.
+var errExitedEarly = errors.New("exited early")
+
 // process is one child program (etcd or kube-apiserver) that can be started,
 // killed and started again with the same command line.
 type process struct {
@@ -79,11 +83,11 @@ func (p *process) exitedErr() error {
 	}
 	select {
 	case <-p.exited:
-		err := p.waitErr
-		if err == nil {
-			err = errors.New("exit status 0")
+		status := "exit status 0"
+		if p.waitErr != nil {
+			status = p.waitErr.Error()
 		}
-		return fmt.Errorf("testapiserver: %s exited early (%w); log tail:\n%s", p.name, err, p.logTail(40))
+		return fmt.Errorf("testapiserver: %s %w (%s); log tail:\n%s", p.name, errExitedEarly, status, p.logTail(40))
 	default:
 		return nil
 	}

@@ -3,6 +3,7 @@
 package testapiserver
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -60,8 +61,8 @@ func TestProcessExitedEarlyReportsStatusAndLog(t *testing.T) {
 	}
 	<-p.exited
 	err := p.exitedErr()
-	if err == nil {
-		t.Fatal("exitedErr after exit = nil")
+	if !errors.Is(err, errExitedEarly) {
+		t.Fatalf("exitedErr after exit = %v, want errExitedEarly", err)
 	}
 	for _, want := range []string{"sh exited early", "exit status 3", "first line\nboom"} {
 		if !strings.Contains(err.Error(), want) {

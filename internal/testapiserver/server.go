@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,8 +61,8 @@ type Server struct {
 	stopped bool
 }
 
-// startAttempts is how often Start retries with fresh ports when a child
-// dies early, which is almost always another process taking a port first.
+// startAttempts is how often Start tries with fresh ports when a child
+// dies during start-up because another process took one of its ports.
 const startAttempts = 3
 
 // Start launches etcd and kube-apiserver on free loopback ports and waits
@@ -90,12 +91,19 @@ func Start(ctx context.Context, tb TB, opts Options) (*Server, error) {
 			return s, nil
 		}
 		lastErr = err
-		if ctx.Err() != nil {
+		if !lostPortRace(err) || ctx.Err() != nil || attempt == startAttempts {
 			break
 		}
-		tb.Logf("testapiserver: start attempt %d failed: %v", attempt, err)
+		tb.Logf("testapiserver: start attempt %d lost a port race, retrying: %v", attempt, err)
 	}
 	return nil, lastErr
+}
+
+// lostPortRace reports whether a start failed only because a child could
+// not bind a port that was free when freePorts picked it. Any other
+// failure (a bad flag, a timeout) would just repeat itself.
+func lostPortRace(err error) bool {
+	return errors.Is(err, errExitedEarly) && strings.Contains(err.Error(), "address already in use")
 }
 
 // launch makes one attempt at starting both children in workDir. On error

@@ -139,3 +139,18 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestStartReportsABadFlagWithTheLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the apiserver binaries")
+	}
+	srv, err := Start(t.Context(), t, Options{ExtraAPIServerArgs: []string{"--no-such-flag"}})
+	if err == nil {
+		t.Fatalf("Start with an unknown flag succeeded at %s", srv.URL())
+	}
+	for _, want := range []string{"kube-apiserver exited early", "unknown flag: --no-such-flag"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Start error does not contain %q:\n%v", want, err)
+		}
+	}
+}
