@@ -64,3 +64,16 @@ func TestConvergedReportsReadableDiff(t *testing.T) {
 		t.Errorf("empty namespace: %v", err)
 	}
 }
+
+func TestLWOptionsSelectorsApplyToCallsAndConverged(t *testing.T) {
+	srv, _ := seeded(t, Options{}) // a@4 (app=y), c@3 (app=x)
+	lwo := LWOptions{Resource: podsGVR, LabelSelector: "app=x"}
+	list, err := srv.ListerWatcher(lwo).ListWithContext(context.Background(), metav1.ListOptions{FieldSelector: "metadata.name=c"})
+	mustNoErr(t, err)
+	if got := listKeys(t, list); got != "rv=5 [ns/c@3]" {
+		t.Errorf("list %s", got)
+	}
+	if err := ConvergedKeys(srv, lwo, map[string]string{"ns/c": "3"}); err != nil {
+		t.Errorf("ConvergedKeys with selector: %v", err)
+	}
+}

@@ -81,9 +81,18 @@ func churnUnderFaults(t *testing.T, srv *Server, lw LWOptions, list func() []any
 }
 
 func TestClientGoReflectorConvergesUnderChurnAndFaults(t *testing.T) {
+	for _, lwo := range []LWOptions{
+		{Resource: podsGVR},
+		{Resource: podsGVR, Namespace: "ns2"},
+		{Resource: podsGVR, LabelSelector: "churn=a"}, // churn flips it: objects leave and enter
+	} {
+		t.Run(lwo.Namespace+lwo.LabelSelector, func(t *testing.T) { reflectorConverges(t, lwo) })
+	}
+}
+
+func reflectorConverges(t *testing.T, lwo LWOptions) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newTestServer(t, Options{HistorySize: 200, BookmarkInterval: 5 * time.Second})
-		lwo := LWOptions{Resource: podsGVR}
 		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
 		r := cache.NewReflectorWithOptions(srv.ListerWatcher(lwo), &corev1.Pod{}, store, cache.ReflectorOptions{Name: "fake-test"})
 		ctx, cancel := context.WithCancel(t.Context())

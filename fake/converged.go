@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Converged checks that objects (a client store's content: client-go's
 // cache.Store.List(), a listwatch store's []T, ...) are exactly the server's
-// objects of lw.Resource in lw.Namespace: the same keys at the same resource
-// versions. It returns nil or an error with a readable diff. An element that
+// objects of lw.Resource in lw.Namespace that match lw's selectors: the same
+// keys at the same resource versions. It returns nil or an error with a readable diff. An element that
 // has no object metadata (say a cache.DeletedFinalStateUnknown) is reported.
 func Converged[T any](srv *Server, lw LWOptions, objects []T) error {
 	got := make(map[string]string, len(objects))
@@ -73,13 +74,14 @@ func (s *Server) snapshotRVs(lw LWOptions) (map[string]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	pred, err := newPredicate(r, lw.Namespace, lw.apply(metav1.ListOptions{}))
+	if err != nil {
+		return nil, "", err
+	}
 	out := make(map[string]string, len(r.objects))
 	for k, obj := range r.objects {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, "", err
-		}
-		if lw.Namespace == "" || m.GetNamespace() == lw.Namespace {
+		if pred.matches(obj) {
+			m, _ := meta.Accessor(obj)
 			out[k] = m.GetResourceVersion()
 		}
 	}

@@ -34,12 +34,12 @@ func (s *Server) ListerWatcher(o LWOptions) *ListerWatcher {
 // ListWithContext lists like kube-apiserver: a *corev1.PodList (or the
 // resource's typed list), or an *unstructured.UnstructuredList.
 func (lw *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	return lw.srv.list(ctx, lw.opts.Resource, lw.opts.Namespace, opts)
+	return lw.srv.list(ctx, lw.opts.Resource, lw.opts.Namespace, lw.opts.apply(opts))
 }
 
 // WatchWithContext opens a watch; cancelling ctx ends it.
 func (lw *ListerWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return lw.srv.watch(ctx, lw.opts.Resource, lw.opts.Namespace, opts)
+	return lw.srv.watch(ctx, lw.opts.Resource, lw.opts.Namespace, lw.opts.apply(opts))
 }
 
 // List is ListWithContext with a background context.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,6 +115,26 @@ type LWOptions struct {
 	Resource schema.GroupVersionResource
 	// Namespace restricts calls to one namespace; "" means all namespaces.
 	Namespace string
+	// LabelSelector and FieldSelector, when set, are ANDed into every call's
+	// own selectors, like a filtered informer's tweakListOptions.
+	LabelSelector, FieldSelector string
+}
+
+// apply merges o's fixed selectors into opts.
+func (o LWOptions) apply(opts metav1.ListOptions) metav1.ListOptions {
+	opts.LabelSelector = joinSelectors(o.LabelSelector, opts.LabelSelector)
+	opts.FieldSelector = joinSelectors(o.FieldSelector, opts.FieldSelector)
+	return opts
+}
+
+func joinSelectors(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
 }
 
 // withDefaults validates o and fills in defaults.
