@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2/ktesting"
 )
 
 type obj = *metav1.PartialObjectMetadata
@@ -147,7 +148,8 @@ var errBoom = errors.New("boom")
 
 func newFIFO(t *testing.T, opts Options[obj]) *FIFO[obj] {
 	t.Helper()
-	f := New(t.Context(), opts)
+	_, ctx := ktesting.NewTestContext(t)
+	f := New(ctx, opts)
 	t.Cleanup(f.Close)
 	return f
 }
