@@ -86,7 +86,7 @@ func TestClientGoReflectorConvergesUnderChurnAndFaults(t *testing.T) {
 		{Resource: podsGVR, Namespace: "ns2"},
 		{Resource: podsGVR, LabelSelector: "churn=a"}, // churn flips it: objects leave and enter
 	} {
-		t.Run(lwo.Namespace+lwo.LabelSelector, func(t *testing.T) { reflectorConverges(t, lwo) })
+		t.Run("all"+lwo.Namespace+lwo.LabelSelector, func(t *testing.T) { reflectorConverges(t, lwo) })
 	}
 }
 

@@ -33,6 +33,8 @@ type watcher struct {
 	delay      time.Duration
 	bufferSize int
 
+	// wake has capacity 1; a token means "look at the queues again".
+	wake chan struct{}
 	// startRV is the RV the watch starts after: live events at or below it
 	// are not delivered. Immutable.
 	startRV uint64
@@ -46,8 +48,6 @@ type watcher struct {
 	// pending are queued live events and at most one bookmark (queued only
 	// when pending was empty); len <= bufferSize+1.
 	pending []queued
-	// wake has capacity 1; a token means "look at the queues again".
-	wake chan struct{}
 	// stalled pauses delivery of events and bookmarks.
 	stalled bool
 	// lastRV is the highest RV offered to or queued for this watch (its
