@@ -32,8 +32,13 @@ func metrics(t *testing.T, client kubernetes.Interface) string {
 func TestOptionsDefaultHasWatchCacheAndWatchList(t *testing.T) {
 	srv := startServer(t, Options{})
 	admin := kubernetes.NewForConfigOrDie(srv.AdminConfig())
-	if !strings.Contains(metrics(t, admin), watchCacheMetric) {
-		t.Errorf("default server has no configmaps watch cache metric %s", watchCacheMetric)
+	// The watch caches fill asynchronously after start-up, so allow a
+	// bounded wait for the configmaps one.
+	err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return strings.Contains(metrics(t, admin), watchCacheMetric), nil
+	})
+	if err != nil {
+		t.Errorf("default server never exported the configmaps watch cache metric %s: %v", watchCacheMetric, err)
 	}
 	ns := newNamespace(t, admin)
 	w, err := admin.CoreV1().ConfigMaps(ns).Watch(t.Context(), watchListOptions())
