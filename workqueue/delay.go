@@ -26,6 +26,7 @@ func (q *Typed[T]) AddWithOptions(item T, opts AddOptions) error {
 // addWith is the common path of AddAfter, AddWithOptions and
 // AddRateLimited; retry counts the call in the retries metric.
 func (q *Typed[T]) addWith(item T, prio int32, d time.Duration, retry bool) error {
+	tag := q.index.hash(item)
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
@@ -35,7 +36,7 @@ func (q *Typed[T]) addWith(item T, prio int32, d time.Duration, retry bool) erro
 	if retry && q.metrics != nil {
 		q.metrics.retries.Inc()
 	}
-	idx := q.lookupOrAlloc(item)
+	idx := q.lookupOrAlloc(item, tag)
 	if d <= 0 {
 		q.addLocked(idx, prio)
 	} else {

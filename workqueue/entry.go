@@ -48,12 +48,13 @@ type entry[T comparable] struct {
 	state   uint8
 }
 
-// lookupOrAlloc returns the slab index for item, creating a fresh entry.
-func (q *Typed[T]) lookupOrAlloc(item T) int32 {
-	if idx, ok := q.index[item]; ok {
+// lookupOrAlloc returns the slab index for item, creating a fresh entry;
+// tag is q.index.hash(item), computed before taking the lock.
+func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
+	pos, idx, ok := q.index.find(tag, item, q.entries)
+	if ok {
 		return idx
 	}
-	var idx int32
 	if n := len(q.free); n > 0 {
 		idx = q.free[n-1]
 		q.free = q.free[:n-1]
@@ -64,17 +65,31 @@ func (q *Typed[T]) lookupOrAlloc(item T) int32 {
 	e := &q.entries[idx]
 	gen := e.ringGen
 	*e = entry[T]{item: item, heapPos: -1, delayPos: -1, ringGen: gen}
-	q.index[item] = idx
+	q.index.insertAt(pos, tag, idx)
 	return idx
+}
+
+// lookup returns item's slab index and index slot, if it has an entry; tag
+// is q.index.hash(item).
+func (q *Typed[T]) lookup(item T, tag uint32) (idx int32, pos int, ok bool) {
+	pos, idx, ok = q.index.find(tag, item, q.entries)
+	return idx, pos, ok
 }
 
 // release frees the entry when no state bit is left.
 func (q *Typed[T]) release(idx int32) {
-	e := &q.entries[idx]
-	if e.state != 0 {
+	if q.entries[idx].state != 0 {
 		return
 	}
-	delete(q.index, e.item)
+	item := q.entries[idx].item
+	_, pos, _ := q.lookup(item, q.index.hash(item))
+	q.releaseAt(idx, pos)
+}
+
+// releaseAt frees entry idx, whose index slot is pos; its state must be zero.
+func (q *Typed[T]) releaseAt(idx int32, pos int) {
+	q.index.deleteAt(pos)
+	e := &q.entries[idx]
 	var zero T
 	e.item = zero // drop references held by T
 	e.ringGen++   // invalidate any stale ring slot

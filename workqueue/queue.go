@@ -24,7 +24,7 @@ type Typed[T comparable] struct {
 	idle *sync.Cond
 
 	// index maps every item with a non-zero entry state to its slab index.
-	index map[T]int32
+	index itemIndex[T]
 	// entries is the slab; free lists its unused indices (state zero).
 	entries []entry[T]
 	free    []int32
@@ -79,7 +79,7 @@ type Typed[T comparable] struct {
 func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 	opts.withDefaults()
 	q := &Typed[T]{
-		index:    make(map[T]int32),
+		index:    newItemIndex[T](),
 		clock:    opts.Clock,
 		epoch:    opts.Clock.Now(),
 		aging:    int64(opts.AgingInterval),
@@ -112,13 +112,14 @@ func (q *Typed[T]) now() int64 { return int64(q.clock.Now().Sub(q.epoch)) }
 // one; an item being processed is queued once more when Done is called.
 // After shutdown the item is dropped and reported as MisuseAddAfterShutDown.
 func (q *Typed[T]) Add(item T) {
+	tag := q.index.hash(item) // outside the lock: the seed never changes
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
 		q.reportMisuse(MisuseAddAfterShutDown, item)
 		return
 	}
-	q.addLocked(q.lookupOrAlloc(item), 0)
+	q.addLocked(q.lookupOrAlloc(item, tag), 0)
 	q.mu.Unlock()
 }
 
@@ -158,8 +159,9 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 // again now. Done for an item that is not being processed changes nothing
 // and is reported as MisuseDoneNotProcessing.
 func (q *Typed[T]) Done(item T) {
+	tag := q.index.hash(item)
 	q.mu.Lock()
-	idx, ok := q.index[item]
+	idx, pos, ok := q.lookup(item, tag)
 	if !ok || q.entries[idx].state&stProcessing == 0 {
 		q.mu.Unlock()
 		q.reportMisuse(MisuseDoneNotProcessing, item)
@@ -174,8 +176,8 @@ func (q *Typed[T]) Done(item T) {
 	if e.state&stDirty != 0 {
 		e.state &^= stDirty
 		q.enqueueLocked(idx, e.priority)
-	} else {
-		q.release(idx)
+	} else if e.state == 0 {
+		q.releaseAt(idx, pos)
 	}
 	if q.processing == 0 && q.drain {
 		q.idle.Broadcast()

@@ -168,12 +168,12 @@ func TestEntriesAreRecycled(t *testing.T) {
 			q.Done(k)
 		}
 	}
-	if len(q.index) != 0 || len(q.entries) != 3 || len(q.free) != 3 {
-		t.Fatalf("index=%d entries=%d free=%d, want 0 3 3", len(q.index), len(q.entries), len(q.free))
+	if q.index.n != 0 || len(q.entries) != 3 || len(q.free) != 3 {
+		t.Fatalf("index=%d entries=%d free=%d, want 0 3 3", q.index.n, len(q.entries), len(q.free))
 	}
 }
 
-func TestRingShrinksAfterBurst(t *testing.T) {
+func TestRingAndIndexShrinkAfterBurst(t *testing.T) {
 	q := newTestQueue(t, Options[int]{})
 	for i := range 100_000 {
 		q.Add(i)
@@ -182,7 +182,15 @@ func TestRingShrinksAfterBurst(t *testing.T) {
 		k, _ := q.Get()
 		q.Done(k)
 	}
-	if n := len(q.fifo.buf); n > 2048 {
-		t.Fatalf("ring buffer still holds %d slots after draining", n)
+	for i := range 300_000 { // steady low traffic after the burst
+		q.Add(i)
+		k, _ := q.Get()
+		q.Done(k)
+	}
+	if n := len(q.fifo.buf); n > 1024 {
+		t.Fatalf("ring buffer still holds %d slots after the burst", n)
+	}
+	if n := len(q.index.slots); n > minIndexSlots {
+		t.Fatalf("index still holds %d slots after the burst", n)
 	}
 }

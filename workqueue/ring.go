@@ -14,6 +14,9 @@ type ring struct {
 	buf  []ringSlot
 	head int
 	n    int
+	// drops counts removals since the last resize; shrinking waits until
+	// it exceeds len(buf) so that refilling queues do not thrash.
+	drops int
 }
 
 func (r *ring) push(s ringSlot) {
@@ -31,12 +34,14 @@ func (r *ring) peek() ringSlot { return r.buf[r.head] }
 func (r *ring) drop() {
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-	if len(r.buf) > 1024 && r.n < len(r.buf)/8 {
-		r.resize(len(r.buf) / 2)
+	r.drops++
+	if len(r.buf) > 1024 && r.n < len(r.buf)/8 && r.drops > len(r.buf) {
+		r.resize(max(64, 4*ceilPow2(r.n)))
 	}
 }
 
 func (r *ring) resize(size int) {
+	r.drops = 0
 	buf := make([]ringSlot, size)
 	for i := 0; i < r.n; i++ {
 		buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
