@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -158,4 +159,20 @@ func TestWatchStopAndContextEndTheWatch(t *testing.T) {
 			t.Errorf("cancelling the context did not close the watch")
 		}
 	})
+}
+
+func TestWatchOptionValidation(t *testing.T) {
+	_, lw := seeded(t, Options{})
+	for name, opts := range map[string]metav1.ListOptions{
+		"match without sendInitialEvents": {ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
+		"sendInitialEvents with exact":    {SendInitialEvents: new(true), ResourceVersionMatch: metav1.ResourceVersionMatchExact, ResourceVersion: "1"},
+		"sendInitialEvents without match": {SendInitialEvents: new(true)},
+	} {
+		if _, err := lw.WatchWithContext(t.Context(), opts); !apierrors.IsInvalid(err) {
+			t.Errorf("%s: %v; want Invalid", name, err)
+		}
+	}
+	if _, err := lw.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "abc"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("bad RV: %v; want BadRequest", err)
+	}
 }

@@ -88,3 +88,30 @@ func TestObjectsAreCopiedInAndOut(t *testing.T) {
 		t.Errorf("stored label = %q; the server shares memory with a caller", l)
 	}
 }
+
+func TestCreateDetails(t *testing.T) {
+	srv := newTestServer(t, Options{})
+	ctx := context.Background()
+	gen := &corev1.Pod{}
+	gen.Namespace, gen.GenerateName = "ns", "web-"
+	out := mustCreate(t, srv, gen).(*corev1.Pod)
+	if out.Name != "web-00001" {
+		t.Errorf("generated name %q", out.Name)
+	}
+	withRV := newPod("ns", "b", nil)
+	withRV.ResourceVersion = "3"
+	if _, err := srv.Create(ctx, withRV); !apierrors.IsBadRequest(err) {
+		t.Errorf("create with resourceVersion: %v; want BadRequest", err)
+	}
+	wrongUID := newPod("ns", "web-00001", nil)
+	wrongUID.UID = "other"
+	if _, err := srv.Delete(ctx, wrongUID); !apierrors.IsConflict(err) {
+		t.Errorf("delete with wrong UID: %v; want Conflict", err)
+	}
+	if err := srv.Compact("999"); err != nil || srv.CompactedResourceVersion() != "1" {
+		t.Errorf("Compact beyond the current RV: err %v, compacted %s; want capped at 1", err, srv.CompactedResourceVersion())
+	}
+	if err := srv.Compact("x"); err == nil {
+		t.Errorf("Compact(\"x\") accepted")
+	}
+}
