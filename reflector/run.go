@@ -2,7 +2,6 @@ package reflector
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -13,27 +12,39 @@ import (
 	"github.com/listwatch/listwatch/store"
 )
 
-// result is an input produced by an I/O goroutine, tagged with the
-// generation of the request it answers so that late answers are dropped.
+// result is the answer to a list or to a watch being opened, tagged with the
+// generation of its request so that late answers are dropped.
 type result struct {
-	watch bool   // from a watch (else from a list)
-	gen   uint64 // generation of the request
-	in    Input
+	gen uint64
+	in  Input
+	// w is the opened watch (with in == WatchOpened{}); a stale one is
+	// stopped by the receiver.
+	w watch.Interface
 }
 
-// shell executes a machine's effects for one Run.
+// shell executes a machine's effects for one Run. It reads the open watch's
+// result channel itself, so events reach the machine without a goroutine
+// hop; only requests (list, opening a watch) run in goroutines.
 type shell[T store.Object] struct {
-	r       *Reflector[T]
-	ctx     context.Context // cancelled when Run returns
-	logger  klog.Logger
-	results chan result // every I/O goroutine's inputs, read by Run only
-	wg      sync.WaitGroup
+	r      *Reflector[T]
+	ctx    context.Context // cancelled when Run returns
+	logger klog.Logger
+	wg     sync.WaitGroup // request goroutines
+	// lists and opens carry request answers to Run's loop.
+	lists, opens chan result
 	// listGen and watchGen are the generations of the current list and
-	// watch; results from others are stale.
+	// watch request; answers to others are stale.
 	listGen, watchGen uint64
-	// stopCurrentWatch cancels the context of the current watch request,
-	// which ends its goroutine and closes the watch; nil when none.
-	stopCurrentWatch context.CancelFunc
+	// w is the open watch, nil when none; events is its result channel.
+	w      watch.Interface
+	events <-chan watch.Event
+	// cancelWatch cancels the context of the current watch request (opening
+	// or open); nil when there is none.
+	cancelWatch context.CancelFunc
+	// timer fires at the machine's deadline; armedAt is that deadline, zero
+	// when the timer is not armed.
+	timer   clock.Timer
+	armedAt time.Time
 }
 
 // Run lists and watches until ctx is cancelled, then stops the watch, waits
@@ -45,54 +56,87 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &shell[T]{r: r, ctx: ctx, logger: klog.FromContext(ctx).WithValues("reflector", r.name),
-		results: make(chan result)}
+		lists: make(chan result), opens: make(chan result)}
 	defer func() {
-		cancel()
 		s.stopWatch()
+		s.disarm()
+		cancel()
 		s.wg.Wait()
 	}()
 	s.logger.V(3).Info("Starting reflector")
 	s.execute(r.m.Start(r.clock.Now()))
 	for {
 		r.publish()
-		timer, fire := s.arm()
-		select {
-		case <-ctx.Done():
+		if !s.next() {
 			s.execute(r.m.Step(r.clock.Now(), Stop{}))
 			r.publish()
 			s.logger.V(3).Info("Stopping reflector")
 			return nil
-		case res := <-s.results:
-			if l := s.logger.V(5); l.Enabled() {
-				l.Info("Input", "input", fmt.Sprintf("%T", res.in), "current", s.current(res))
-			}
-			if s.current(res) {
-				s.execute(r.m.Step(r.clock.Now(), res.in))
-			}
-		case <-fire:
-			s.execute(r.m.Step(r.clock.Now(), Tick{}))
-		}
-		if timer != nil {
-			timer.Stop()
 		}
 	}
 }
 
-// arm starts a timer for the machine's deadline, if it has one.
-func (s *shell[T]) arm() (clock.Timer, <-chan time.Time) {
+// next waits for one thing to happen and steps the machine; it returns
+// false when the Run's context is done.
+func (s *shell[T]) next() bool {
+	fire := s.arm()
+	var in Input
+	select {
+	case <-s.ctx.Done():
+		return false
+	case res := <-s.lists:
+		if res.gen != s.listGen {
+			return true
+		}
+		in = res.in
+	case res := <-s.opens:
+		if res.gen != s.watchGen || s.cancelWatch == nil {
+			if res.w != nil {
+				res.w.Stop()
+			}
+			return true
+		}
+		s.w = res.w
+		if s.w != nil {
+			s.events = s.w.ResultChan()
+		}
+		in = res.in
+	case ev, ok := <-s.events:
+		in = WatchEvent{Event: ev}
+		if !ok {
+			s.stopWatch()
+			in = WatchClosed{}
+		}
+	case <-fire:
+		s.armedAt = time.Time{}
+		in = Tick{}
+	}
+	s.execute(s.r.m.Step(s.r.clock.Now(), in))
+	return true
+}
+
+// arm keeps the timer set to the machine's deadline, if it has one, and
+// returns its channel.
+func (s *shell[T]) arm() <-chan time.Time {
 	at, ok := s.r.m.Deadline()
 	if !ok {
-		return nil, nil
+		s.disarm()
+		return nil
 	}
-	t := s.r.clock.NewTimer(max(at.Sub(s.r.clock.Now()), 0))
-	return t, t.C()
+	if !at.Equal(s.armedAt) {
+		s.disarm()
+		s.timer = s.r.clock.NewTimer(max(at.Sub(s.r.clock.Now()), 0))
+		s.armedAt = at
+	}
+	return s.timer.C()
 }
 
-func (s *shell[T]) current(res result) bool {
-	if res.watch {
-		return res.gen == s.watchGen && s.stopCurrentWatch != nil
+func (s *shell[T]) disarm() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
 	}
-	return res.gen == s.listGen
+	s.armedAt = time.Time{}
 }
 
 // execute runs effects in order. If the store refuses a Replace, the rest
@@ -120,9 +164,9 @@ func (s *shell[T]) do(e Effect) error {
 		s.stopWatch()
 		s.watchGen++
 		ctx, cancel := context.WithCancel(s.ctx)
-		s.stopCurrentWatch = cancel
+		s.cancelWatch = cancel
 		s.wg.Add(1)
-		go s.watch(ctx, s.watchGen, e)
+		go s.open(ctx, s.watchGen, e)
 	case StopWatch:
 		s.stopWatch()
 	case Sleep:
@@ -143,34 +187,14 @@ func (s *shell[T]) do(e Effect) error {
 	return nil
 }
 
-func (s *shell[T]) apply(e Apply[T]) {
-	var err error
-	switch e.Type {
-	case watch.Added:
-		err = s.r.store.Add(e.Object)
-	case watch.Modified:
-		err = s.r.store.Update(e.Object)
-	case watch.Deleted:
-		err = s.r.store.Delete(e.Object)
-	}
-	if err != nil {
-		s.r.m.cfg.Metrics.Error(ReasonStore)
-		s.logger.Error(err, "Store refused a watch event", "type", e.Type, "object", klog.KObj(e.Object))
-	}
-}
-
-func (s *shell[T]) report(e ReportError) {
-	switch e.Reason {
-	case ReasonExpired, ReasonWatchIdle, ReasonShortWatch, ReasonConnection, ReasonTooManyRequests:
-		s.logger.V(2).Info("Watch or list interrupted", "reason", e.Reason, "err", e.Err)
-	default:
-		s.logger.Error(e.Err, "List or watch failed", "reason", e.Reason)
-	}
-}
-
+// stopWatch closes the open watch or abandons the one being opened.
 func (s *shell[T]) stopWatch() {
-	if s.stopCurrentWatch != nil {
-		s.stopCurrentWatch()
-		s.stopCurrentWatch = nil
+	if s.w != nil {
+		s.w.Stop()
+		s.w, s.events = nil, nil
+	}
+	if s.cancelWatch != nil {
+		s.cancelWatch()
+		s.cancelWatch = nil
 	}
 }

@@ -7,15 +7,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
 )
 
 // list performs one list request and delivers its page or error.
 func (s *shell[T]) list(gen uint64, e List) {
 	defer s.wg.Done()
 	obj, err := s.r.src.ListWithContext(s.ctx, e.Options)
-	in := toPage(obj, err)
 	select {
-	case s.results <- result{gen: gen, in: in}:
+	case s.lists <- result{gen: gen, in: toPage(obj, err)}:
 	case <-s.ctx.Done():
 	}
 }
@@ -40,46 +41,49 @@ func toPage(obj runtime.Object, err error) Input {
 	return ListPage{Items: items, ResourceVersion: acc.GetResourceVersion(), Continue: acc.GetContinue()}
 }
 
-// watch opens one watch and forwards its events until it closes or ctx (the
-// watch's own context, cancelled by StopWatch and by the end of Run) is
-// done; a request still opening is abandoned too. It always stops the watch
-// it opened.
-func (s *shell[T]) watch(ctx context.Context, gen uint64, e Watch) {
+// open opens one watch with ctx, the watch's own context (cancelled when
+// the watch is stopped, abandoned or the Run ends), and delivers it. A watch
+// that cannot be delivered is stopped here.
+func (s *shell[T]) open(ctx context.Context, gen uint64, e Watch) {
 	defer s.wg.Done()
 	w, err := s.r.src.WatchWithContext(ctx, e.Options)
 	if err == nil && w == nil {
 		err = decodeError{errors.New("source returned neither a watch nor an error")}
 	}
-	if err != nil {
-		s.send(ctx, gen, WatchFailed{Err: err})
-		return
+	res := result{gen: gen, in: WatchFailed{Err: err}}
+	if err == nil {
+		res = result{gen: gen, in: WatchOpened{}, w: w}
 	}
-	defer w.Stop()
-	if !s.send(ctx, gen, WatchOpened{}) {
-		return
-	}
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				s.send(ctx, gen, WatchClosed{})
-				return
-			}
-			if !s.send(ctx, gen, WatchEvent{Event: ev}) {
-				return
-			}
-		case <-ctx.Done():
-			return
+	select {
+	case s.opens <- res:
+	case <-s.ctx.Done():
+		if w != nil {
+			w.Stop()
 		}
 	}
 }
 
-// send delivers a watch input unless the watch was stopped meanwhile.
-func (s *shell[T]) send(ctx context.Context, gen uint64, in Input) bool {
-	select {
-	case s.results <- result{watch: true, gen: gen, in: in}:
-		return true
-	case <-ctx.Done():
-		return false
+func (s *shell[T]) apply(e Apply[T]) {
+	var err error
+	switch e.Type {
+	case watch.Added:
+		err = s.r.store.Add(e.Object)
+	case watch.Modified:
+		err = s.r.store.Update(e.Object)
+	case watch.Deleted:
+		err = s.r.store.Delete(e.Object)
+	}
+	if err != nil {
+		s.r.m.cfg.Metrics.Error(ReasonStore)
+		s.logger.Error(err, "Store refused a watch event", "type", e.Type, "object", klog.KObj(e.Object))
+	}
+}
+
+func (s *shell[T]) report(e ReportError) {
+	switch e.Reason {
+	case ReasonExpired, ReasonWatchIdle, ReasonShortWatch, ReasonConnection, ReasonTooManyRequests:
+		s.logger.V(2).Info("Watch or list interrupted", "reason", e.Reason, "err", e.Err)
+	default:
+		s.logger.Error(e.Err, "List or watch failed", "reason", e.Reason)
 	}
 }
