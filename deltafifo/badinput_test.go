@@ -111,3 +111,16 @@ func TestDropInBadInput(t *testing.T) {
 		t.Fatal("bad input left something queued")
 	}
 }
+
+func TestEmptyKeyAndNilProcessAreRefused(t *testing.T) {
+	f := newFIFO(t, Options[obj]{KeyFunc: func(obj) (string, error) { return "", nil }})
+	if err := f.Add(mk("ns", "a", 1)); !errors.Is(err, ErrEmptyKey) || !errors.Is(err, ErrInvalidObject) {
+		t.Fatalf("Add with empty key = %v, want ErrInvalidObject wrapping ErrEmptyKey", err)
+	}
+	if err := f.Pop(t.Context(), nil); !errors.Is(err, ErrNilFunc) {
+		t.Fatalf("Pop(nil) = %v, want ErrNilFunc", err)
+	}
+	if err := f.PopBatch(t.Context(), nil); !errors.Is(err, ErrNilFunc) {
+		t.Fatalf("PopBatch(nil) = %v, want ErrNilFunc", err)
+	}
+}

@@ -30,6 +30,9 @@ type config[T any] struct {
 	// drop-in's cache.DeletedFinalStateUnknown) and returns its key and the
 	// wrapped object; may be nil.
 	unwrap func(T) (key string, inner T, ok bool)
+	// rejectEmptyKey makes an empty key an invalid object (client-go
+	// accepts it, so the drop-in does too).
+	rejectEmptyKey bool
 	// invalid builds the error returned for an object with no key.
 	invalid func(obj T, err error) error
 	// transformFailed builds the error returned for a failed transform.
@@ -112,6 +115,9 @@ func (c *core[T]) prepare(typ DeltaType, obj T, transform bool) (string, Delta[T
 		}
 	}
 	key, err := c.cfg.keyOf(obj)
+	if err == nil && key == "" && c.cfg.rejectEmptyKey {
+		err = ErrEmptyKey
+	}
 	if err != nil {
 		return "", d, c.reject(obj, err)
 	}

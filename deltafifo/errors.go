@@ -11,6 +11,11 @@ var (
 	ErrInvalidObject = errors.New("deltafifo: invalid object")
 	// ErrNilObject is returned (wrapped in ErrInvalidObject) for a nil object.
 	ErrNilObject = errors.New("deltafifo: nil object")
+	// ErrEmptyKey is returned (wrapped in ErrInvalidObject) when the key
+	// function returns an empty key without an error.
+	ErrEmptyKey = errors.New("deltafifo: empty key")
+	// ErrNilFunc is returned by Pop and PopBatch when given a nil function.
+	ErrNilFunc = errors.New("deltafifo: nil process function")
 	// ErrTransform wraps an error returned by Options.Transform.
 	ErrTransform = errors.New("deltafifo: transform failed")
 )

@@ -38,12 +38,13 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		transformFailed: func(err error) error {
 			return fmt.Errorf("%w: %w", ErrTransform, err)
 		},
-		closedErr:    ErrClosed,
-		rejectClosed: true,
-		replaceType:  Replaced,
-		inOrder:      opts.InOrder,
-		maxBatch:     opts.MaxBatch,
-		metrics:      opts.Metrics,
+		closedErr:      ErrClosed,
+		rejectClosed:   true,
+		rejectEmptyKey: true,
+		replaceType:    Replaced,
+		inOrder:        opts.InOrder,
+		maxBatch:       opts.MaxBatch,
+		metrics:        opts.Metrics,
 	}
 	if opts.KnownObjects != nil {
 		cfg.known = typedKnown[T]{opts.KnownObjects}
@@ -62,7 +63,7 @@ func (t typedKnown[T]) GetByKey(key string) (T, bool, error) {
 }
 
 // Add queues an Added delta for obj. It fails with ErrInvalidObject for a
-// nil object or one without a key, with ErrTransform if the transform
+// nil object or one without a key (key function error or empty key), with ErrTransform if the transform
 // fails, and with ErrClosed after Close; a failed call queues nothing.
 func (f *FIFO[T]) Add(obj T) error { return f.c.write(Added, obj) }
 
@@ -97,6 +98,9 @@ func (f *FIFO[T]) Resync() error { return f.c.resync() }
 // or ErrClosed once the FIFO is closed and empty. Items queued before Close
 // are still delivered.
 func (f *FIFO[T]) Pop(ctx context.Context, process ProcessFunc[T]) error {
+	if process == nil {
+		return ErrNilFunc
+	}
 	return f.c.pop(ctx, process)
 }
 
@@ -105,6 +109,9 @@ func (f *FIFO[T]) Pop(ctx context.Context, process ProcessFunc[T]) error {
 // so each item has one delta. A batch never spans the end of the initial
 // list, so isInInitialList holds for all of it or none.
 func (f *FIFO[T]) PopBatch(ctx context.Context, process BatchFunc[T]) error {
+	if process == nil {
+		return ErrNilFunc
+	}
 	return f.c.popBatch(ctx, process)
 }
 
