@@ -1,14 +1,24 @@
 GO ?= go
 
-.PHONY: test unit lint
+.PHONY: test unit e2e lint apiserver
 
-# test runs every test in the module under the race detector.
-test: lint
+# test runs every test in the module under the race detector, including the
+# tests against a real kube-apiserver + etcd (built and cached on first use).
+test: lint apiserver
 	$(GO) test -race -count=1 ./...
 
 # unit is the quick loop: every test except those that need a real apiserver.
 unit:
 	$(GO) test -race -count=1 -short ./...
+
+# e2e runs only the tests against the real apiserver.
+e2e: apiserver
+	$(GO) test -race -count=1 ./internal/testapiserver/... ./test/e2e/...
+
+# apiserver builds (or finds cached) kube-apiserver v1.36.3 and etcd v3.6.8
+# for the real-apiserver tests; see docs/testing.md.
+apiserver:
+	bash hack/build-apiserver.sh >/dev/null
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
