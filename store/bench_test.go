@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"testing"
@@ -238,6 +239,14 @@ func BenchmarkWriteWhileReading(b *testing.B) {
 	}
 }
 
+// liveHeap returns the bytes of live heap objects after a collection.
+func liveHeap() int64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	return int64(sample[0].Value.Uint64())
+}
+
 // BenchmarkMemory reports the heap cost per object of the store and its
 // two indexes (key strings included, the objects themselves excluded).
 func BenchmarkMemory(b *testing.B) {
@@ -246,16 +255,12 @@ func BenchmarkMemory(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var perObject float64
 			for b.Loop() {
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
+				before := liveHeap()
 				im := impls(b)[i]
 				for _, p := range pods {
 					im.upsert(p)
 				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				perObject = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / benchObjects
+				perObject = float64(liveHeap()-before) / benchObjects
 				runtime.KeepAlive(im)
 			}
 			b.ReportMetric(perObject, "B/obj")

@@ -14,6 +14,9 @@ type entry[T any] struct {
 	// mark is the replace generation in which the entry was last written
 	// (see core.gen). Commit removes entries whose mark is not the session's.
 	mark uint32
+	// id is the entry's hash in postings sets (an allocation counter; it
+	// need not be unique). It fits in padding: the entry stays 32 bytes.
+	id uint32
 }
 
 // core is the untyped-by-design engine shared by the typed Store[T] and the
@@ -41,6 +44,9 @@ type core[T any] struct {
 	// session is the generation of the open replace session, or 0 when no
 	// session is open. When non-zero it equals gen.
 	session uint32
+
+	// nextID is the id of the next entry created.
+	nextID uint32
 }
 
 func newCore[T any]() *core[T] {

@@ -27,7 +27,8 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 	}
 	e := c.items.get(key)
 	if e == nil {
-		e = &entry[T]{key: key, obj: obj, mark: c.gen}
+		e = &entry[T]{key: key, obj: obj, mark: c.gen, id: c.nextID}
+		c.nextID++
 		c.items.insert(e)
 		for _, ix := range c.indexes {
 			ix.insert(e, ix.newBuf)

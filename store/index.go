@@ -42,9 +42,13 @@ func (ix *index[T]) computeNew(key string, obj T) error {
 	return nil
 }
 
-// insert adds e under each of vals.
+// insert adds e, which is filed under none of vals, under each of them
+// (once, however often a value repeats).
 func (ix *index[T]) insert(e *entry[T], vals []string) {
-	for _, v := range vals {
+	for i, v := range vals {
+		if i > 0 && slices.Contains(vals[:i], v) {
+			continue
+		}
 		p := ix.values[v]
 		if p == nil {
 			p = &postings[T]{}

@@ -65,11 +65,11 @@ func checkPostings[T any](p *postings[T]) error {
 	if p.len() == 0 {
 		return fmt.Errorf("empty postings reachable")
 	}
-	if p.large != nil {
+	if p.isLarge() {
 		if p.small != nil {
 			return fmt.Errorf("both representations in use")
 		}
-		return nil
+		return checkEntrySet(&p.large)
 	}
 	if len(p.small) > smallPostings {
 		return fmt.Errorf("small form holds %d > %d", len(p.small), smallPostings)
@@ -117,6 +117,35 @@ func checkTable[T any](t *table[T]) error {
 	}
 	if count != t.count || count*4 > n*3 {
 		return fmt.Errorf("count %d, counted %d, %d slots", t.count, count, n)
+	}
+	return nil
+}
+
+// checkEntrySet verifies the set's invariants: size, fill limit, probe runs
+// without gaps and unique members.
+func checkEntrySet[T any](s *entrySet[T]) error {
+	n := len(s.slots)
+	if n != 0 && (n < minSetSize || n&(n-1) != 0) {
+		return fmt.Errorf("set size %d", n)
+	}
+	count, seen := 0, map[*entry[T]]bool{}
+	for i, e := range s.slots {
+		if e == nil {
+			continue
+		}
+		count++
+		if seen[e] {
+			return fmt.Errorf("member %q twice", e.key)
+		}
+		seen[e] = true
+		for j := homeOf(e, n-1); j != i; j = (j + 1) & (n - 1) {
+			if s.slots[j] == nil {
+				return fmt.Errorf("member %q at %d: gap at %d", e.key, i, j)
+			}
+		}
+	}
+	if count != s.count || count*8 > n*7 {
+		return fmt.Errorf("count %d, counted %d, %d slots", s.count, count, n)
 	}
 	return nil
 }

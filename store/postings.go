@@ -3,50 +3,47 @@ package store
 import "iter"
 
 // smallPostings is the largest number of entries a postings list keeps in its
-// slice form. Most index values (a node name, an owner UID) hold a handful of
-// objects, and a short slice is several times smaller than a map.
+// slice form. Most index values (an owner UID, a config map name) hold a
+// handful of objects, and a short slice is smaller than any hash set.
 const smallPostings = 8
 
 // postings is the set of entries that share one index value.
 //
-// Invariants: exactly one representation is in use. While large is nil the
-// set is small, with no duplicates, in no particular order, and
-// len(small) <= smallPostings. Once large is non-nil, small is nil and large
-// holds every member. A postings list is never empty while it is reachable
+// Invariants: exactly one representation is in use. While large.slots is
+// nil the set is small, with no duplicates, in no particular order, and
+// len(small) <= smallPostings. Once large.slots is non-nil, small is nil and
+// large holds every member. A postings list is never empty while it is reachable
 // from an index: the index drops it when its last member leaves.
 type postings[T any] struct {
 	small []*entry[T]
-	large map[*entry[T]]struct{}
+	large entrySet[T]
 }
+
+func (p *postings[T]) isLarge() bool { return p.large.slots != nil }
 
 // len returns the number of members.
 func (p *postings[T]) len() int {
-	if p.large != nil {
-		return len(p.large)
+	if p.isLarge() {
+		return p.large.count
 	}
 	return len(p.small)
 }
 
-// add inserts e; adding a member twice is a no-op.
+// add inserts e, which must not be a member.
 func (p *postings[T]) add(e *entry[T]) {
-	if p.large != nil {
-		p.large[e] = struct{}{}
+	if p.isLarge() {
+		p.large.add(e)
 		return
-	}
-	for _, m := range p.small {
-		if m == e {
-			return
-		}
 	}
 	if len(p.small) < smallPostings {
 		p.small = append(p.small, e)
 		return
 	}
-	p.large = make(map[*entry[T]]struct{}, 2*smallPostings)
+	p.large.resize(2 * minSetSize)
 	for _, m := range p.small {
-		p.large[m] = struct{}{}
+		p.large.add(m)
 	}
-	p.large[e] = struct{}{}
+	p.large.add(e)
 	p.small = nil
 }
 
@@ -54,9 +51,9 @@ func (p *postings[T]) add(e *entry[T]) {
 // A large set that shrinks to half the small limit goes back to a slice, so
 // a value that briefly had many members does not keep a map forever.
 func (p *postings[T]) remove(e *entry[T]) (empty bool) {
-	if p.large != nil {
-		delete(p.large, e)
-		if len(p.large) <= smallPostings/2 {
+	if p.isLarge() {
+		p.large.remove(e)
+		if p.large.count <= smallPostings/2 {
 			p.shrink()
 		}
 		return p.len() == 0
@@ -75,19 +72,21 @@ func (p *postings[T]) remove(e *entry[T]) (empty bool) {
 
 // shrink converts a large set back to the slice form.
 func (p *postings[T]) shrink() {
-	small := make([]*entry[T], 0, len(p.large))
-	for m := range p.large {
-		small = append(small, m)
+	small := make([]*entry[T], 0, p.large.count)
+	for _, m := range p.large.slots {
+		if m != nil {
+			small = append(small, m)
+		}
 	}
-	p.small, p.large = small, nil
+	p.small, p.large = small, entrySet[T]{}
 }
 
 // all yields every member once, in no particular order.
 func (p *postings[T]) all() iter.Seq[*entry[T]] {
 	return func(yield func(*entry[T]) bool) {
-		if p.large != nil {
-			for m := range p.large {
-				if !yield(m) {
+		if p.isLarge() {
+			for _, m := range p.large.slots {
+				if m != nil && !yield(m) {
 					return
 				}
 			}

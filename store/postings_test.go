@@ -11,16 +11,15 @@ func TestPostingsGrowAndShrink(t *testing.T) {
 	var p postings[int]
 	entries := make([]*entry[int], 3*smallPostings)
 	for i := range entries {
-		entries[i] = &entry[int]{obj: i}
+		entries[i] = &entry[int]{obj: i, id: uint32(i)}
 	}
 	for i, e := range entries {
 		p.add(e)
-		p.add(e) // idempotent
 		if p.len() != i+1 {
 			t.Fatalf("after %d adds len %d", i+1, p.len())
 		}
-		if wantLarge := i+1 > smallPostings; (p.large != nil) != wantLarge {
-			t.Fatalf("after %d adds large=%t", i+1, p.large != nil)
+		if wantLarge := i+1 > smallPostings; p.isLarge() != wantLarge {
+			t.Fatalf("after %d adds large=%t", i+1, p.isLarge())
 		}
 	}
 	for i, e := range entries {

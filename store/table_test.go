@@ -57,3 +57,40 @@ func TestTableAgainstMap(t *testing.T) {
 		}
 	}
 }
+
+// TestEntrySetAgainstMap does the same for the postings hash set, with
+// colliding ids mixed in.
+func TestEntrySetAgainstMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pool := make([]*entry[int], 2000)
+	for i := range pool {
+		pool[i] = &entry[int]{key: strconv.Itoa(i), id: uint32(i % 1500)}
+	}
+	var set entrySet[int]
+	ref := map[*entry[int]]bool{}
+	for step := range 20000 {
+		e := pool[rng.IntN(len(pool))]
+		if rng.IntN(100) < 52 {
+			if !ref[e] {
+				set.add(e)
+			}
+			ref[e] = true
+		} else {
+			set.remove(e)
+			delete(ref, e)
+		}
+		if step%89 == 0 || len(ref) < 20 {
+			if err := checkEntrySet(&set); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			for m := range ref {
+				if set.find(m) < 0 {
+					t.Fatalf("step %d: lost %q", step, m.key)
+				}
+			}
+			if set.count != len(ref) {
+				t.Fatalf("step %d: count %d, want %d", step, set.count, len(ref))
+			}
+		}
+	}
+}
