@@ -47,14 +47,17 @@
 // # Concurrency
 //
 // A Machine is not safe for concurrent use; it is meant to be owned by one
-// goroutine. Run is that goroutine for a Reflector: it calls the Store from
-// that goroutine only, one call at a time, and each list or watch request
-// runs in a goroutine of its own whose results are funnelled back to it;
-// results of a request that was superseded are dropped. Status,
-// LastSyncResourceVersion and HasSynced are safe to call from any goroutine
-// and return the state after the machine's last step. Run returns after ctx
-// is cancelled, once its watch is stopped and all its goroutines have ended;
-// a Reflector runs once.
+// goroutine. Run is that goroutine for a Reflector: it steps the machine,
+// calls the Store (one call at a time, never concurrently) and reads the
+// open watch's result channel itself. Only requests run in goroutines of
+// their own: each list call, and each watch being opened, whose answers are
+// funnelled back to Run; answers to a superseded request are dropped (a
+// superseded watch is stopped). Every watch request has its own context,
+// cancelled when the machine stops or abandons it, so a hung request never
+// outlives its watch. Status, LastSyncResourceVersion and HasSynced are safe
+// to call from any goroutine and return the state after the machine's last
+// step. Run returns after ctx is cancelled, once its watch is stopped and
+// all its goroutines have ended; a Reflector runs once.
 //
 // # Testing
 //

@@ -259,6 +259,32 @@ func TestRunWatchdog(t *testing.T) {
 	})
 }
 
+// TestRunAbandonsHungWatch: a watch request that never answers is
+// abandoned by the watchdog (its context is cancelled) and replaced.
+func TestRunAbandonsHungWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		lw.list(podList("5", ""), nil)
+		abandoned := lw.hangingWatch()
+		w := newFakeWatch()
+		lw.watch(w, nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff, IdleTimeout: time.Minute})
+		stop := runReflector(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		select {
+		case <-abandoned:
+		default:
+			t.Fatal("the hung watch request was not cancelled")
+		}
+		w.Add(pod("a", "6"))
+		synctest.Wait()
+		checkStore(t, st, "ns/a@6")
+		stop()
+		checkCalls(t, lw, []string{`list rv="0" limit=500`, `watch rv="5" bookmarks`, `watch rv="5" bookmarks`})
+	})
+}
+
 // TestRunTwice: a Reflector runs once.
 func TestRunTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

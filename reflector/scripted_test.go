@@ -19,50 +19,65 @@ type scriptedLW struct {
 	t     *testing.T
 	mu    sync.Mutex
 	calls []string
-	steps []func(metav1.ListOptions) (runtime.Object, watch.Interface, error)
+	steps []func(context.Context, metav1.ListOptions) (runtime.Object, watch.Interface, error)
 }
 
 func newScriptedLW(t *testing.T) *scriptedLW { return &scriptedLW{t: t} }
 
 // list scripts the answer to the next call, which must be a list.
 func (s *scriptedLW) list(obj runtime.Object, err error) {
-	s.script(func(metav1.ListOptions) (runtime.Object, watch.Interface, error) { return obj, nil, err })
+	s.script(func(context.Context, metav1.ListOptions) (runtime.Object, watch.Interface, error) {
+		return obj, nil, err
+	})
 }
 
 // watch scripts the answer to the next call, which must be a watch.
 func (s *scriptedLW) watch(w watch.Interface, err error) {
-	s.script(func(metav1.ListOptions) (runtime.Object, watch.Interface, error) { return nil, w, err })
+	s.script(func(context.Context, metav1.ListOptions) (runtime.Object, watch.Interface, error) { return nil, w, err })
 }
 
-func (s *scriptedLW) script(f func(metav1.ListOptions) (runtime.Object, watch.Interface, error)) {
+// hangingWatch scripts a watch call that never answers until its context is
+// cancelled; abandoned is closed then.
+func (s *scriptedLW) hangingWatch() (abandoned <-chan struct{}) {
+	ch := make(chan struct{})
+	s.script(func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, watch.Interface, error) {
+		<-ctx.Done()
+		close(ch)
+		return nil, nil, ctx.Err()
+	})
+	return ch
+}
+
+func (s *scriptedLW) script(f func(context.Context, metav1.ListOptions) (runtime.Object, watch.Interface, error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steps = append(s.steps, f)
 }
 
-func (s *scriptedLW) next(call string, opts metav1.ListOptions) (runtime.Object, watch.Interface, error) {
+func (s *scriptedLW) next(ctx context.Context, call string, opts metav1.ListOptions) (runtime.Object, watch.Interface, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.calls = append(s.calls, call)
 	if len(s.steps) == 0 {
+		s.mu.Unlock()
 		s.t.Errorf("unscripted call: %s", call)
 		return nil, nil, errorFor("503", 0)
 	}
 	f := s.steps[0]
 	s.steps = s.steps[1:]
-	return f(opts)
+	s.mu.Unlock()
+	return f(ctx, opts)
 }
 
-func (s *scriptedLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	obj, w, err := s.next(List{Options: opts}.String(), opts)
+func (s *scriptedLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	obj, w, err := s.next(ctx, List{Options: opts}.String(), opts)
 	if w != nil {
 		s.t.Errorf("scripted a watch, got a list with %v", opts)
 	}
 	return obj, err
 }
 
-func (s *scriptedLW) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	obj, w, err := s.next(Watch{Options: opts}.String(), opts)
+func (s *scriptedLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	obj, w, err := s.next(ctx, Watch{Options: opts}.String(), opts)
 	if obj != nil {
 		s.t.Errorf("scripted a list, got a watch with %v", opts)
 	}
