@@ -60,19 +60,27 @@ func (q *Typed[T]) delayLocked(idx int32, prio int32, d time.Duration) {
 		if due >= e.due {
 			return
 		}
-		e.due = due
-		q.delays.up(int(e.delayPos))
+		q.delays.stale++ // the current node is superseded
 	} else {
 		e.state |= stWaiting
-		e.due = due
 		e.delayPriority = prio
-		q.seq++
-		e.dseq = q.seq
-		q.delays.push(idx)
 	}
-	if e.delayPos == 0 {
+	e.due = due
+	e.dgen++
+	q.seq++
+	q.delays.push(delayNode{due: due, seq: q.seq, idx: idx, gen: e.dgen})
+	if top := &q.delays.a[0]; top.idx == idx && top.gen == e.dgen {
 		q.kickDelayLoop()
 	}
+	if q.delays.stale > 1024 && q.delays.stale > q.delays.live() {
+		q.delays.compact(q.liveDelay)
+	}
+}
+
+// liveDelay reports whether n is its entry's current delay node.
+func (q *Typed[T]) liveDelay(n *delayNode) bool {
+	e := &q.entries[n.idx]
+	return e.state&stWaiting != 0 && e.dgen == n.gen
 }
 
 // kickDelayLoop starts the delay goroutine on first use, or tells it that
@@ -125,19 +133,23 @@ func (q *Typed[T]) delayLoop() {
 func (q *Typed[T]) releaseDue() (wait time.Duration, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.shuttingDown || q.delays.len() == 0 {
+	if q.shuttingDown {
 		return 0, false
 	}
 	now := q.now()
-	for q.delays.len() > 0 {
-		idx := q.delays.a[0]
-		e := &q.entries[idx]
-		if e.due > now {
-			return time.Duration(e.due - now), true
+	for len(q.delays.a) > 0 {
+		n := q.delays.a[0]
+		if !q.liveDelay(&n) {
+			q.delays.pop()
+			q.delays.stale--
+			continue
+		}
+		if n.due > now {
+			return time.Duration(n.due - now), true
 		}
 		q.delays.pop()
-		e.state &^= stWaiting
-		q.addLocked(idx, e.delayPriority)
+		q.entries[n.idx].state &^= stWaiting
+		q.addLocked(n.idx, q.entries[n.idx].delayPriority)
 	}
 	return 0, false
 }

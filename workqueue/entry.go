@@ -28,8 +28,6 @@ type entry[T comparable] struct {
 	enqAt int64
 	// due is the delay due time, ns since Typed.epoch; valid with stWaiting.
 	due int64
-	// dseq orders equal due times first-in first-out.
-	dseq uint64
 	// addedAt and startedAt feed the latency and work-duration metrics (ns
 	// since Typed.epoch); only written when metrics are enabled.
 	addedAt, startedAt int64
@@ -40,8 +38,9 @@ type entry[T comparable] struct {
 	// heapPos is the position in the ready heap, or -1 when the entry is in
 	// the ring or not queued.
 	heapPos int32
-	// delayPos is the position in the delay heap, or -1 without stWaiting.
-	delayPos int32
+	// dgen identifies the entry's live delay node (see delayNode); it
+	// survives reuse of the slab slot so old nodes stay stale.
+	dgen uint32
 	// ringGen identifies the entry's live ring slot; slots with another
 	// generation are stale and skipped.
 	ringGen uint32
@@ -63,8 +62,7 @@ func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
 		idx = int32(len(q.entries) - 1)
 	}
 	e := &q.entries[idx]
-	gen := e.ringGen
-	*e = entry[T]{item: item, heapPos: -1, delayPos: -1, ringGen: gen}
+	*e = entry[T]{item: item, heapPos: -1, ringGen: e.ringGen, dgen: e.dgen}
 	q.index.insertAt(pos, tag, idx)
 	return idx
 }

@@ -35,8 +35,8 @@ type Typed[T comparable] struct {
 	fifoLive int
 	// prio holds queued items with a non-zero priority, by (key, seq).
 	prio idxHeap[T]
-	// delays holds every stWaiting entry, by (due, seq).
-	delays idxHeap[T]
+	// delays holds a live node for every stWaiting entry, plus stale ones.
+	delays delayHeap
 
 	// queued == fifoLive + prio.len(): the items Get can hand out now.
 	queued int
@@ -92,8 +92,7 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 	}
 	q.ready = sync.NewCond(&q.mu)
 	q.idle = sync.NewCond(&q.mu)
-	q.prio = idxHeap[T]{kind: byKey, entries: &q.entries}
-	q.delays = idxHeap[T]{kind: byDue, entries: &q.entries}
+	q.prio = idxHeap[T]{entries: &q.entries}
 	if opts.Name != "" && opts.MetricsProvider != nil {
 		q.metrics = newQueueMetrics(opts.MetricsProvider, opts.Name)
 		q.wg.Add(1)

@@ -35,13 +35,15 @@ func (q *Typed[T]) shutDownLocked() {
 		return
 	}
 	q.shuttingDown = true
-	if n := q.delays.len(); n > 0 {
+	if n := q.delays.live(); n > 0 {
 		q.logger.V(4).Info("workqueue shut down with delayed items pending; dropping them", "queue", q.name, "count", n)
-		waiting := q.delays.a
-		q.delays.clear()
-		for _, idx := range waiting {
-			q.entries[idx].state &^= stWaiting
-			q.release(idx)
+	}
+	nodes := q.delays.a
+	q.delays = delayHeap{}
+	for i := range nodes {
+		if q.liveDelay(&nodes[i]) {
+			q.entries[nodes[i].idx].state &^= stWaiting
+			q.release(nodes[i].idx)
 		}
 	}
 	q.ready.Broadcast()
