@@ -97,26 +97,38 @@ func converge(t *testing.T, seed uint64, subj subject) (ok bool, detail string, 
 	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logger))
 	defer cancel()
 	versions, done := subj(ctx, lw, rng)
-	for range 20 + rng.IntN(30) {
+	for range 20 + rng.IntN(60) {
 		chaosStep(t, srv, w, rng)
 		time.Sleep(time.Duration(rng.IntN(3000)) * time.Millisecond)
 	}
 	srv.ClearFaults()
 	srv.Up()
-	want := serverVersions(t, lw)
-	var got map[string]string
-	for range 20 { // up to 20 virtual minutes to recover from the last fault
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		if got = versions(); maps.Equal(got, want) {
-			cancel()
-			<-done
-			return true, "", srv.Stats()
+	// Converged once the faults stop, and still live: later writes arrive.
+	detail = waitConverged(t, lw, versions)
+	if detail == "" {
+		for range 3 {
+			w.write(t)
 		}
+		detail = waitConverged(t, lw, versions)
 	}
 	cancel()
 	<-done
-	return false, fmt.Sprintf("store %s\nserver %s", render(got), render(want)), srv.Stats()
+	return detail == "", detail, srv.Stats()
+}
+
+// waitConverged waits up to 20 virtual minutes for the subject's store to
+// equal the server's objects; it returns "" or a diff.
+func waitConverged(t *testing.T, lw *fake.ListerWatcher, versions func() map[string]string) string {
+	want := serverVersions(t, lw)
+	var got map[string]string
+	for range 20 {
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got = versions(); maps.Equal(got, want) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("store %s\nserver %s", render(got), render(want))
 }
 
 func render(m map[string]string) string {
@@ -221,6 +233,7 @@ func convergeSeeds(t *testing.T, n int, subj subject) (failed []uint64) {
 		synctest.Test(t, func(t *testing.T) { ok, detail, st = converge(t, seed, subj) })
 		total.Lists += st.Lists
 		total.Watches += st.Watches
+		total.StreamingWatches += st.StreamingWatches
 		total.Events += st.Events
 		total.Faults += st.Faults
 		total.SlowWatchesClosed += st.SlowWatchesClosed
