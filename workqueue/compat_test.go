@@ -1,0 +1,138 @@
+package workqueue
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/klog/v2"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	cgworkqueue "k8s.io/client-go/util/workqueue"
+)
+
+// TestScenarioMetrics runs one metrics scenario against both queues, built
+// through the config constructors with the same fake provider.
+func TestScenarioMetrics(t *testing.T) {
+	ctors := map[string]func(p MetricsProvider) cgQueue{
+		"listwatch": func(p MetricsProvider) cgQueue {
+			return NewTypedRateLimitingQueueWithConfig[string](nil,
+				cgworkqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: p})
+		},
+		"client-go": func(p MetricsProvider) cgQueue {
+			return cgworkqueue.NewTypedRateLimitingQueueWithConfig(cgworkqueue.DefaultTypedControllerRateLimiter[string](),
+				cgworkqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: p})
+		},
+	}
+	for name, newQ := range ctors {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &fakeProvider{}
+				q := newQ(p)
+				defer q.ShutDown()
+				q.Add("a")
+				q.Add("b")
+				q.Add("a")
+				expectValue(t, "adds", &p.adds, 2)
+				expectValue(t, "depth", &p.depth, 2)
+				time.Sleep(time.Second)
+				a, _ := q.Get()
+				q.Add("a") // while processing: counted, queued at Done
+				expectValue(t, "adds", &p.adds, 3)
+				time.Sleep(2 * time.Second)
+				q.Done(a)
+				expectObs(t, "latency", &p.latency, 1)
+				expectObs(t, "work duration", &p.work, 2)
+				b, _ := q.Get()
+				time.Sleep(1200 * time.Millisecond)
+				synctest.Wait()
+				expectValue(t, "longest running", &p.longest, 1)
+				q.Done(b)
+				q.AddRateLimited("c")
+				q.AddAfter("d", time.Second)
+				expectValue(t, "retries", &p.retries, 2)
+			})
+		})
+	}
+}
+
+func TestConfigConstructorsHonourClock(t *testing.T) {
+	ctors := map[string]func(c *clocktesting.FakeClock) cgworkqueue.TypedDelayingInterface[string]{
+		"delaying": func(c *clocktesting.FakeClock) cgworkqueue.TypedDelayingInterface[string] {
+			return NewTypedDelayingQueueWithConfig(cgworkqueue.TypedDelayingQueueConfig[string]{Clock: c})
+		},
+		"ratelimiting": func(c *clocktesting.FakeClock) cgworkqueue.TypedDelayingInterface[string] {
+			return NewTypedRateLimitingQueueWithConfig[string](nil, cgworkqueue.TypedRateLimitingQueueConfig[string]{Clock: c})
+		},
+		"plain": func(c *clocktesting.FakeClock) cgworkqueue.TypedDelayingInterface[string] {
+			return NewTypedWithConfig(cgworkqueue.TypedQueueConfig[string]{Clock: c})
+		},
+	}
+	for name, newQ := range ctors {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fc := clocktesting.NewFakeClock(time.Unix(1000, 0))
+				q := newQ(fc)
+				defer q.ShutDown()
+				q.AddAfter("a", time.Second)
+				synctest.Wait() // the delay goroutine has armed its fake timer
+				fc.Step(999 * time.Millisecond)
+				synctest.Wait()
+				if q.Len() != 0 {
+					t.Fatal("item ready before its fake due time")
+				}
+				fc.Step(time.Millisecond)
+				synctest.Wait()
+				if q.Len() != 1 {
+					t.Fatalf("Len = %d after the fake due time, want 1", q.Len())
+				}
+			})
+		})
+	}
+}
+
+func TestRateLimitingWithCustomDelayingQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inner := cgworkqueue.NewTypedDelayingQueue[string]()
+		q := NewTypedRateLimitingQueueWithConfig(
+			NewItemExponentialRateLimiter[string](time.Second, time.Minute),
+			cgworkqueue.TypedRateLimitingQueueConfig[string]{DelayingQueue: inner})
+		defer q.ShutDown()
+		q.AddRateLimited("a")
+		if q.NumRequeues("a") != 1 || inner.Len() != 0 {
+			t.Fatalf("NumRequeues = %d, inner Len = %d; want 1, 0", q.NumRequeues("a"), inner.Len())
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if inner.Len() != 1 {
+			t.Fatalf("inner Len = %d after the delay, want 1", inner.Len())
+		}
+		q.Forget("a")
+		if q.NumRequeues("a") != 0 {
+			t.Fatal("Forget did not reach the limiter")
+		}
+	})
+}
+
+func TestUnsupportedConfigFieldsAreIgnored(t *testing.T) {
+	logger := klog.Background()
+	q1 := NewTypedWithConfig(cgworkqueue.TypedQueueConfig[string]{Queue: cgworkqueue.DefaultQueue[string]()})
+	defer q1.ShutDown()
+	q2 := NewTypedDelayingQueueWithConfig(cgworkqueue.TypedDelayingQueueConfig[string]{
+		Logger: &logger, Queue: cgworkqueue.NewTyped[string](),
+	})
+	defer q2.ShutDown()
+	for _, q := range []cgworkqueue.TypedInterface[string]{q1, q2} {
+		q.Add("b")
+		q.Add("a")
+		if item, _ := q.Get(); item != "b" {
+			t.Fatalf("Get = %q, want b", item)
+		}
+	}
+	q3 := NewTypedDelayingQueue[string]()
+	defer q3.ShutDown()
+	q3.AddAfter("x", -1)
+	if q3.Len() != 1 {
+		t.Fatal("NewTypedDelayingQueue lost an item")
+	}
+}
