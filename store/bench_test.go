@@ -36,8 +36,8 @@ func benchPods(gen int) []*corev1.Pod {
 
 func nodeOf(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil }
 
-func newBenchStore(b *testing.B) *store.Store[*corev1.Pod] {
-	s, err := store.New(store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": nodeOf}})
+func newBenchStore(b *testing.B, opts store.Options[*corev1.Pod]) *store.Store[*corev1.Pod] {
+	s, err := store.New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,21 +60,31 @@ type impl struct {
 	nsList  func(ns string) int
 }
 
-func impls(b *testing.B) []impl {
-	s := newBenchStore(b)
+// typedImpl benchmarks a Store[T] built with opts.
+func typedImpl(b *testing.B, name string, opts store.Options[*corev1.Pod]) impl {
+	s := newBenchStore(b, opts)
 	r := s.Reader()
+	return impl{
+		name:    name,
+		upsert:  func(p *corev1.Pod) { _ = s.Upsert(p) },
+		list:    func() int { return len(r.List()) },
+		byIndex: func(ns string) int { l, _ := r.ByIndex(store.NamespaceIndex, ns); return len(l) },
+		nsList:  func(ns string) int { return len(r.Namespace(ns).List(labels.Everything())) },
+	}
+}
+
+// impls returns, in this order: the typed store with the node index as an
+// IndexFunc (like client-go's), the typed store with it as a ValueIndexFunc,
+// the client-go drop-in, and client-go.
+func impls(b *testing.B) []impl {
+	node := func(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, true }
 	cg := cache.NewIndexer(cache.MetaNamespaceKeyFunc, benchIndexers())
 	cgLister := corev1listers.NewPodLister(cg)
 	di := store.NewIndexer(cache.MetaNamespaceKeyFunc, benchIndexers())
 	diLister := corev1listers.NewPodLister(di)
 	return []impl{
-		{
-			name:    "listwatch",
-			upsert:  func(p *corev1.Pod) { _ = s.Upsert(p) },
-			list:    func() int { return len(r.List()) },
-			byIndex: func(ns string) int { l, _ := r.ByIndex(store.NamespaceIndex, ns); return len(l) },
-			nsList:  func(ns string) int { return len(r.Namespace(ns).List(labels.Everything())) },
-		},
+		typedImpl(b, "listwatch", store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": nodeOf}}),
+		typedImpl(b, "listwatch-valueindex", store.Options[*corev1.Pod]{ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": node}}),
 		{
 			name:    "listwatch-dropin",
 			upsert:  func(p *corev1.Pod) { _ = di.Update(p) },
@@ -251,8 +261,8 @@ func liveHeap() int64 {
 // two indexes (key strings included, the objects themselves excluded).
 func BenchmarkMemory(b *testing.B) {
 	pods := benchPods(0)
-	for i, name := range []string{"listwatch", "listwatch-dropin", "client-go"} {
-		b.Run(name, func(b *testing.B) {
+	for i, im := range impls(b) {
+		b.Run(im.name, func(b *testing.B) {
 			var perObject float64
 			for b.Loop() {
 				before := liveHeap()

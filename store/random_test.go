@@ -41,6 +41,15 @@ var poolIndexers = map[string]func(*corev1.Pod) []string{
 	"all": func(*corev1.Pod) []string { return []string{"x"} },
 }
 
+// poolValueIndexers are the single-valued pool indexers in their
+// allocation-free form, which the typed store uses when no conflict is
+// planned (a conflicting call must fail as a whole, so it uses one form).
+var poolValueIndexers = map[string]ValueIndexFunc[*corev1.Pod]{
+	"node": func(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, true },
+	"tier": func(p *corev1.Pod) (string, bool) { v, ok := p.Labels["tier"]; return v, ok },
+	"all":  func(*corev1.Pod) (string, bool) { return "x", true },
+}
+
 var (
 	randNamespaces = []string{"a", "b", ""}
 	randNames      = []string{"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}
@@ -167,16 +176,24 @@ func (f *fixture) addIndexers() string {
 	if conflict {
 		picked = append(picked, NamespaceIndex)
 	}
-	typed, untyped := Indexers[*corev1.Pod]{}, cache.Indexers{}
+	typed, typedValue, untyped := Indexers[*corev1.Pod]{}, ValueIndexers[*corev1.Pod]{}, cache.Indexers{}
 	for _, name := range picked {
 		fn := poolIndexers[name]
 		if name == NamespaceIndex {
 			fn = f.ref.indexers[name]
 		}
-		typed[name] = func(p *corev1.Pod) ([]string, error) { return fn(p), nil }
+		if vfn := poolValueIndexers[name]; vfn != nil && !conflict {
+			typedValue[name] = vfn
+		} else {
+			typed[name] = func(p *corev1.Pod) ([]string, error) { return fn(p), nil }
+		}
 		untyped[name] = func(obj any) ([]string, error) { return fn(obj.(*corev1.Pod)), nil }
 	}
-	errs := []error{f.typed.AddIndexers(typed), f.dropIn.AddIndexers(untyped), f.cg.AddIndexers(untyped)}
+	typedErr := f.typed.AddIndexers(typed)
+	if typedErr == nil {
+		typedErr = f.typed.AddValueIndexers(typedValue)
+	}
+	errs := []error{typedErr, f.dropIn.AddIndexers(untyped), f.cg.AddIndexers(untyped)}
 	for i, err := range errs {
 		if (err != nil) != conflict {
 			f.t.Fatalf("AddIndexers(%v) implementation %d: err %v, conflict %t", picked, i, err, conflict)

@@ -19,6 +19,15 @@ type IndexFunc[T any] func(obj T) ([]string, error)
 // Indexers names index functions.
 type Indexers[T any] map[string]IndexFunc[T]
 
+// ValueIndexFunc is the single-valued form of IndexFunc: it returns obj's
+// one index value, or ok == false to leave obj out of the index. The store
+// evaluates it without allocating, so prefer it for indexes such as a node
+// name or an owner. The same rules as for IndexFunc apply.
+type ValueIndexFunc[T any] func(obj T) (value string, ok bool)
+
+// ValueIndexers names single-valued index functions.
+type ValueIndexers[T any] map[string]ValueIndexFunc[T]
+
 // Options configures New. The zero value is valid.
 type Options[T Object] struct {
 	// KeyFunc computes store keys; nil means NamespacedKey.
@@ -26,6 +35,9 @@ type Options[T Object] struct {
 	// Indexers are added at construction, next to the built-in
 	// NamespaceIndex. More can be added later with Store.AddIndexers.
 	Indexers Indexers[T]
+	// ValueIndexers are single-valued indexers added at construction;
+	// their names must differ from those in Indexers.
+	ValueIndexers ValueIndexers[T]
 }
 
 // Store is the writer side of a typed, indexed, thread-safe object store.
@@ -49,10 +61,11 @@ func New[T Object](opts Options[T]) (*Store[T], error) {
 	c := newCore[T]()
 	c.indexes = append(c.indexes, newIndex(NamespaceIndex, namespaceValues[T]))
 	s := &Store[T]{r: Reader[T]{c: c, keyFunc: keyFunc, defaultKey: opts.KeyFunc == nil}}
-	if len(opts.Indexers) > 0 {
-		if err := s.AddIndexers(opts.Indexers); err != nil {
-			return nil, err
-		}
+	if err := s.AddIndexers(opts.Indexers); err != nil {
+		return nil, err
+	}
+	if err := s.AddValueIndexers(opts.ValueIndexers); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -63,32 +76,50 @@ func namespaceValues[T Object](dst []string, obj T) ([]string, error) {
 	return append(dst, obj.GetNamespace()), nil
 }
 
-// typedIndexes validates indexers and wraps them for the core, in name
-// order so that errors are deterministic.
-func typedIndexes[T any](indexers Indexers[T]) ([]*index[T], error) {
-	names := make([]string, 0, len(indexers))
-	for name := range indexers {
+// sortedNames returns the keys of m in order, so that errors are
+// deterministic.
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for name := range m {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	out := make([]*index[T], 0, len(names))
-	for _, name := range names {
-		fn := indexers[name]
-		if name == "" || fn == nil {
-			return nil, fmt.Errorf("%w: name %q (nil function: %t)", ErrInvalidIndexer, name, fn == nil)
-		}
-		out = append(out, newIndex(name, func(_ []string, obj T) ([]string, error) { return fn(obj) }))
-	}
-	return out, nil
+	return names
+}
+
+func invalidIndexer(name string, nilFunc bool) error {
+	return fmt.Errorf("%w: name %q (nil function: %t)", ErrInvalidIndexer, name, nilFunc)
 }
 
 // AddIndexers adds indexes at any time, filing every stored object in them.
 // It fails, changing nothing, on a name that is taken or invalid, or when an
 // index function fails on a stored object.
 func (s *Store[T]) AddIndexers(indexers Indexers[T]) error {
-	add, err := typedIndexes(indexers)
-	if err != nil {
-		return err
+	add := make([]*index[T], 0, len(indexers))
+	for _, name := range sortedNames(indexers) {
+		fn := indexers[name]
+		if name == "" || fn == nil {
+			return invalidIndexer(name, fn == nil)
+		}
+		add = append(add, newIndex(name, func(_ []string, obj T) ([]string, error) { return fn(obj) }))
+	}
+	return s.r.c.addIndexes(add)
+}
+
+// AddValueIndexers is AddIndexers for single-valued index functions.
+func (s *Store[T]) AddValueIndexers(indexers ValueIndexers[T]) error {
+	add := make([]*index[T], 0, len(indexers))
+	for _, name := range sortedNames(indexers) {
+		fn := indexers[name]
+		if name == "" || fn == nil {
+			return invalidIndexer(name, fn == nil)
+		}
+		add = append(add, newIndex(name, func(dst []string, obj T) ([]string, error) {
+			if v, ok := fn(obj); ok {
+				return append(dst, v), nil
+			}
+			return dst, nil
+		}))
 	}
 	return s.r.c.addIndexes(add)
 }
@@ -122,6 +153,19 @@ func (s *Store[T]) Swap(obj T) (old T, replaced bool, err error) {
 	key, err := s.key(obj)
 	if err != nil {
 		return old, false, err
+	}
+	return s.r.c.upsert(key, obj, obj.GetResourceVersion(), true)
+}
+
+// SwapKeyed is Swap for a caller that already computed obj's key with the
+// store's key function (a DeltaFIFO has it), saving the key's allocation.
+// Passing any other key corrupts lookups by object; an empty key is refused.
+func (s *Store[T]) SwapKeyed(key string, obj T) (old T, replaced bool, err error) {
+	if isNil(obj) {
+		return old, false, ErrNilObject
+	}
+	if key == "" {
+		return old, false, ErrNoName
 	}
 	return s.r.c.upsert(key, obj, obj.GetResourceVersion(), true)
 }

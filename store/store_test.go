@@ -95,6 +95,54 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
+func TestValueIndexers(t *testing.T) {
+	node := func(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, p.Spec.NodeName != "" }
+	s, err := store.New(store.Options[*corev1.Pod]{ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": node}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Add(pod("ns", "a", "n1", nil))
+	_ = s.Add(pod("ns", "b", "", nil))
+	if vals, _ := s.Reader().ListIndexValues("node"); !slices.Equal(vals, []string{"n1"}) {
+		t.Fatalf("values %v: an ok=false object must stay out of the index", vals)
+	}
+	for _, tc := range []struct {
+		name string
+		add  store.ValueIndexers[*corev1.Pod]
+		want error
+	}{
+		{"taken name", store.ValueIndexers[*corev1.Pod]{"node": node}, store.ErrIndexConflict},
+		{"nil function", store.ValueIndexers[*corev1.Pod]{"x": nil}, store.ErrInvalidIndexer},
+		{"empty name", store.ValueIndexers[*corev1.Pod]{"": node}, store.ErrInvalidIndexer},
+	} {
+		if err := s.AddValueIndexers(tc.add); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	both := store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": nodeIndex}, ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": node}}
+	if _, err := store.New(both); !errors.Is(err, store.ErrIndexConflict) {
+		t.Fatalf("same name in both maps: %v", err)
+	}
+}
+
+func TestSwapKeyed(t *testing.T) {
+	s := newPodStore(t)
+	first := pod("ns", "a", "n1", nil)
+	if _, _, err := s.SwapKeyed("ns/a", first); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := s.Reader().Get(pod("ns", "a", "", nil)); !ok || got != first {
+		t.Fatal("object stored with SwapKeyed not found by Get")
+	}
+	var nilPod *corev1.Pod
+	if _, _, err := s.SwapKeyed("ns/x", nilPod); !errors.Is(err, store.ErrNilObject) {
+		t.Fatalf("nil: %v", err)
+	}
+	if _, _, err := s.SwapKeyed("", first); !errors.Is(err, store.ErrNoName) {
+		t.Fatalf("empty key: %v", err)
+	}
+}
+
 func TestSwapReturnsReplacedObject(t *testing.T) {
 	s := newPodStore(t)
 	first, second := pod("ns", "a", "n1", nil), pod("ns", "a", "n2", nil)
