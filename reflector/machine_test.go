@@ -161,6 +161,7 @@ func (s *scenario) listPage(t *testing.T, td *datadriven.TestData) Input {
 }
 
 // event: watch-event ADDED a rv=12 [configmap] | watch-event BOOKMARK rv=15 [end]
+// The name "nameless" stands for an object without a name.
 func (s *scenario) event(t *testing.T, td *datadriven.TestData) watch.Event {
 	typ := watch.EventType(td.CmdArgs[0].Key)
 	var rv string
@@ -172,6 +173,9 @@ func (s *scenario) event(t *testing.T, td *datadriven.TestData) watch.Event {
 		return watch.Event{Type: typ}
 	}
 	name := td.CmdArgs[1].Key
+	if name == "nameless" {
+		name = ""
+	}
 	var obj runtime.Object = pod(name, rv)
 	if td.HasArg("configmap") {
 		obj = configMap(name, rv)
