@@ -78,9 +78,12 @@
 // triggered by cancelling New's context) stops both and waits for them;
 // ShutDownWithDrain additionally waits until every handed-out item is Done.
 //
-// Memory: per-item state lives in a slab indexed by a map, so an item costs
-// no allocation once the slab has grown; the ring buffer and heaps shrink
-// after bursts, the map and slab keep their peak size (as Go maps do).
+// Memory: per-item state lives in a slab found through an open-addressing
+// index (one hash per call, computed outside the lock; no tombstones), so an
+// item costs no allocation once the slab has grown. The index, the FIFO ring
+// and the heaps shrink again after a burst (amortised, without thrashing
+// when a queue empties and refills); the slab keeps its peak length, with
+// freed entries zeroed so they hold no references.
 //
 // # Testing
 //

@@ -75,8 +75,12 @@ type Typed[T comparable] struct {
 }
 
 // New returns an empty queue. Logging uses klog.FromContext(ctx); cancelling
-// ctx shuts the queue down as ShutDown does.
+// ctx shuts the queue down as ShutDown does. A nil ctx counts as
+// context.Background().
 func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	opts.withDefaults()
 	q := &Typed[T]{
 		index:    newItemIndex[T](),

@@ -194,3 +194,17 @@ func TestRingAndIndexShrinkAfterBurst(t *testing.T) {
 		t.Fatalf("index still holds %d slots after the burst", n)
 	}
 }
+
+func TestNilContextAndZeroOptions(t *testing.T) {
+	//lint:ignore SA1012 a nil context is exactly what is being tested
+	q := New[string](nil, Options[string]{AgingInterval: -time.Second}) //nolint:staticcheck
+	defer q.ShutDown()
+	q.Add("a")
+	if item, _ := q.Get(); item != "a" {
+		t.Fatalf("Get = %q, want a", item)
+	}
+	q.Done("a")
+	if q.aging != int64(DefaultAgingInterval) {
+		t.Fatalf("aging = %v, want the default", time.Duration(q.aging))
+	}
+}
