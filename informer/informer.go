@@ -1,0 +1,226 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/listwatch/listwatch/deltafifo"
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
+)
+
+// Informer keeps a typed, indexed cache of one resource in step with the
+// server and tells registered handlers about every change. See the package
+// documentation.
+type Informer[T store.Object] struct {
+	name  string
+	opts  Options[T]
+	clock clock.WithTicker
+	store *store.Store[T]
+	fifo  *deltafifo.FIFO[T]
+	sink  *sink[T]
+	refl  *reflector.Reflector[T]
+	rv    *rvWatermark
+
+	// mu guards the fields below. process holds it while distributing, so
+	// a handler added late gets the cache replayed with no change slipping
+	// between the replay and its first notification.
+	mu sync.Mutex
+	// handlers are the live registrations, in registration order.
+	handlers []*Registration[T]
+	// runCtx is the context of Run once started; nil before.
+	runCtx context.Context
+	// wg counts listener goroutines started under runCtx.
+	wg      sync.WaitGroup
+	started bool
+	stopped bool
+	// initialDone is set once the first list has been fully processed;
+	// synced is closed at the same moment.
+	initialDone bool
+	synced      chan struct{}
+	log         logr.Logger
+}
+
+// ErrStopped is returned when adding a handler to an informer that has stopped.
+var ErrStopped = errors.New("informer: stopped")
+
+// ErrAlreadyStarted is returned by a second call to Run.
+var ErrAlreadyStarted = errors.New("informer: already started")
+
+// New builds an informer. It starts nothing: call Run.
+func New[T store.Object](opts Options[T]) (*Informer[T], error) {
+	if opts.Source == nil {
+		return nil, errors.New("informer: Options.Source is required")
+	}
+	if opts.Name == "" {
+		opts.Name = "informer"
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers})
+	if err != nil {
+		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
+	}
+	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(), log: logr.Discard(), synced: make(chan struct{})}
+	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
+		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, Transform: opts.Transform, InOrder: opts.InOrder,
+	})
+	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv}
+	cfg := opts.Reflector
+	if cfg.KeyFunc == nil {
+		cfg.KeyFunc = opts.KeyFunc
+	}
+	src := opts.Source
+	if opts.WatchErrorHandler != nil {
+		src = &errorReportingSource{ListerWatcherWithContext: src, report: opts.WatchErrorHandler}
+	}
+	inf.refl, err = reflector.New(reflector.Options[T]{Config: cfg, Name: opts.Name, Source: src, Store: inf.sink, Clock: opts.Clock})
+	if err != nil {
+		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
+	}
+	return inf, nil
+}
+
+// Reader returns the read-only view of the cache.
+func (inf *Informer[T]) Reader() store.Reader[T] { return inf.store.Reader() }
+
+// AddIndexers adds indexes, also after the informer has started: cached
+// objects are indexed at once.
+func (inf *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
+	return inf.store.AddIndexers(indexers)
+}
+
+// Run runs the informer until ctx ends: the reflector lists and watches,
+// one goroutine applies changes to the cache and hands them to the
+// handlers, and each handler runs on its own goroutine. Run returns when
+// everything it started has stopped.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	inf.mu.Lock()
+	if inf.started {
+		inf.mu.Unlock()
+		return ErrAlreadyStarted
+	}
+	inf.started = true
+	inf.log = klog.FromContext(ctx).WithName(inf.name)
+	inf.runCtx = ctx
+	for _, r := range inf.handlers {
+		inf.startListener(r)
+	}
+	inf.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer cancel()
+		if err := inf.refl.Run(ctx); err != nil && ctx.Err() == nil {
+			inf.log.Error(err, "reflector stopped")
+		}
+	})
+	wg.Go(func() { inf.resyncLoop(ctx) })
+	inf.popLoop(ctx)
+	cancel()
+	inf.fifo.Close()
+	wg.Wait()
+
+	inf.mu.Lock()
+	inf.stopped = true
+	for _, r := range inf.handlers {
+		r.l.stop()
+	}
+	inf.mu.Unlock()
+	inf.wg.Wait()
+	return nil
+}
+
+// popLoop applies queued changes until ctx ends.
+func (inf *Informer[T]) popLoop(ctx context.Context) {
+	for {
+		err := inf.fifo.Pop(ctx, inf.process)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, deltafifo.ErrClosed)) {
+			return
+		}
+		if err != nil {
+			inf.log.Error(err, "processing a change failed")
+		}
+		inf.sink.drained()
+		if !inf.initialDone && inf.fifo.HasSynced() {
+			inf.markInitialDone()
+		}
+	}
+}
+
+func (inf *Informer[T]) markInitialDone() {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.initialDone = true
+	close(inf.synced)
+	for _, r := range inf.handlers {
+		r.l.markInitial()
+	}
+}
+
+// HasSynced reports whether the first complete list has been applied to the
+// cache and handed to every handler registered so far.
+func (inf *Informer[T]) HasSynced() bool {
+	if !inf.fifo.HasSynced() {
+		return false
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.initialDone
+}
+
+// LastSyncResourceVersion is the resource version of the last list, event or
+// bookmark the reflector handed over.
+func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastSyncResourceVersion() }
+
+// Status reports the reflector's health, including why it is not synced.
+func (inf *Informer[T]) Status() reflector.Status { return inf.refl.Status() }
+
+// IsStopped reports whether Run has returned or is returning.
+func (inf *Informer[T]) IsStopped() bool {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.stopped
+}
+
+// errorReportingSource hands every failed list or watch call to a
+// WatchErrorHandler before the reflector sees the error.
+type errorReportingSource struct {
+	cache.ListerWatcherWithContext
+	report func(context.Context, error)
+}
+
+func (s *errorReportingSource) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	obj, err := s.ListerWatcherWithContext.ListWithContext(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		s.report(ctx, err)
+	}
+	return obj, err
+}
+
+func (s *errorReportingSource) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := s.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		s.report(ctx, err)
+	}
+	return w, err
+}
+
+// IsWatchListSemanticsUnSupported passes on the wrapped source's answer, so
+// that wrapping does not change whether streaming lists are tried.
+func (s *errorReportingSource) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(s.ListerWatcherWithContext)
+}

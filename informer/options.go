@@ -1,0 +1,70 @@
+package informer
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
+)
+
+// Options configures New. Source is required; every other field has a
+// working zero value.
+type Options[T store.Object] struct {
+	// Name labels logs. Default "informer".
+	Name string
+	// Source lists and watches the objects. Any client-go ListerWatcher works
+	// through cache.ToListerWatcherWithContext or reflector.FromListerWatcher.
+	Source cache.ListerWatcherWithContext
+	// Reflector tunes the List-then-Watch engine: page size, streaming
+	// lists, watch timeouts, the idle watchdog, backoff and metrics.
+	Reflector reflector.Config[T]
+	// KeyFunc keys objects. Default store.NamespacedKey.
+	KeyFunc store.KeyFunc[T]
+	// Indexers are the store's indexes besides the built-in namespace index.
+	// More can be added later with AddIndexers.
+	Indexers store.Indexers[T]
+	// Transform is applied to every object before it is queued and stored,
+	// e.g. StripManagedFields. It may modify the object in place.
+	Transform func(T) (T, error)
+	// InOrder makes the queue between the reflector and the store deliver
+	// every event in arrival order (client-go's RealFIFO) instead of
+	// coalescing per key (client-go's DeltaFIFO).
+	InOrder bool
+	// ResyncPeriod is the default resync period of handlers that do not set
+	// their own. 0 disables resync. See HandlerOptions.ResyncPeriod.
+	ResyncPeriod time.Duration
+	// Delivery is the default DeliveryMode of handlers that do not set their own.
+	Delivery DeliveryMode
+	// WatchErrorHandler, when set, is called with every list or watch error,
+	// in addition to the logging and metrics the reflector does.
+	WatchErrorHandler func(ctx context.Context, err error)
+	// Clock drives resync timers and listener figures. Default the real clock.
+	Clock clock.WithTicker
+}
+
+// HandlerOptions configures one handler registration.
+type HandlerOptions struct {
+	// ResyncPeriod is how often the handler is handed every cached object
+	// again as an update from the object to itself. 0 takes the informer's
+	// ResyncPeriod; negative disables resync for this handler. A resync
+	// replays the cache; it does not contact the server (that is a relist,
+	// which the reflector does only after a failure).
+	ResyncPeriod time.Duration
+	// Delivery overrides the informer's default DeliveryMode.
+	Delivery *DeliveryMode
+	// Logger receives handler panics. Default the informer's logger.
+	Logger *logr.Logger
+}
+
+// StripManagedFields is a ready Transform that drops metadata.managedFields,
+// which controllers rarely read and which can be a fifth of a cached
+// object's bytes.
+func StripManagedFields[T store.Object](obj T) (T, error) {
+	obj.SetManagedFields(nil)
+	return obj, nil
+}

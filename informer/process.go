@@ -1,0 +1,90 @@
+package informer
+
+import (
+	"github.com/listwatch/listwatch/deltafifo"
+	"github.com/listwatch/listwatch/store"
+)
+
+// process applies one key's deltas to the cache and hands the resulting
+// notifications to the handlers. The FIFO calls it under its lock, one key
+// at a time, from popLoop.
+func (inf *Informer[T]) process(key string, deltas []deltafifo.Delta[T], initial bool) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	var firstErr error
+	for i := range deltas {
+		n, ok, err := inf.apply(key, &deltas[i], initial)
+		if err != nil {
+			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[i].Type)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if ok {
+			inf.distribute(&n)
+		}
+	}
+	return firstErr
+}
+
+// apply writes one delta to the store and returns the notification it makes.
+// ok is false when there is nothing to tell.
+func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (n Notification[T], ok bool, err error) {
+	n.Key = key
+	switch d.Type {
+	case deltafifo.Deleted:
+		old, existed := inf.store.DeleteByKey(key)
+		n.Kind, n.Object, n.FinalStateUnknown = Deleted, d.Object, d.FinalStateUnknown
+		if d.FinalStateUnknown || isZero(d.Object) {
+			// The queue's idea of the last state may be older than the
+			// cache's; the cache saw every change applied.
+			if existed {
+				n.Object = old
+			}
+		}
+		return n, existed || !isZero(n.Object), nil
+	default: // Added, Updated, Replaced, Sync
+		old, existed, err := inf.store.SwapKeyed(key, d.Object)
+		if err != nil {
+			return n, false, err
+		}
+		switch {
+		case !existed:
+			n.Kind, n.Object, n.InInitialList = Added, d.Object, initial
+		case d.Type == deltafifo.Sync || (d.Type == deltafifo.Replaced && sameVersion(old, d.Object)):
+			n.Kind, n.Object = Synced, d.Object
+		default:
+			n.Kind, n.Old, n.Object = Updated, old, d.Object
+		}
+		return n, true, nil
+	}
+}
+
+// distribute hands n to every handler; resyncs only to those that are due.
+func (inf *Informer[T]) distribute(n *Notification[T]) {
+	for _, r := range inf.handlers {
+		if n.Kind == Synced && !r.syncing {
+			continue
+		}
+		r.l.add(n)
+	}
+}
+
+func (inf *Informer[T]) key(obj T) (string, error) {
+	if inf.opts.KeyFunc != nil {
+		return inf.opts.KeyFunc(obj)
+	}
+	return store.NamespacedKey(obj)
+}
+
+func sameVersion[T store.Object](a, b T) bool {
+	return a.GetResourceVersion() == b.GetResourceVersion()
+}
+
+// isZero reports whether v is T's zero value (a nil pointer, for the
+// pointer types informers hold) without requiring T to be comparable.
+func isZero[T any](v T) bool {
+	var zero T
+	return any(v) == any(zero)
+}

@@ -1,0 +1,140 @@
+package informer
+
+import (
+	"context"
+	"time"
+)
+
+// Registration is a handler's membership of an informer.
+type Registration[T any] struct {
+	inf interface{ remove(*Registration[T]) }
+	l   *listener[T]
+	// resync is the handler's resync period; 0 means never.
+	resync time.Duration
+	// nextResync is when the handler is next due; guarded by the informer's mu.
+	nextResync time.Time
+	// syncing is true while the handler is due, so Sync notifications reach
+	// it; guarded by the informer's mu.
+	syncing bool
+	// done is closed when the listener goroutine has returned.
+	done chan struct{}
+}
+
+// HasSynced reports whether the handler has been handed the whole initial
+// list: the informer's first list for handlers added before it synced, the
+// replay of the cache for handlers added later.
+func (r *Registration[T]) HasSynced() bool { return r.l.hasSynced() }
+
+// Stats returns the handler's delivery figures: pending work, lag, handler
+// time, panics.
+func (r *Registration[T]) Stats() ListenerStats { return r.l.stats() }
+
+// Remove unregisters the handler. Pending notifications are dropped; a call
+// in progress finishes. Removing twice is harmless.
+func (r *Registration[T]) Remove() { r.inf.remove(r) }
+
+// AddHandler registers h. A handler added after the informer has synced is
+// first handed every cached object as an add with inInitialList set.
+// Handlers can be added at any time before Run returns.
+func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
+	mode := inf.opts.Delivery
+	if opts.Delivery != nil {
+		mode = *opts.Delivery
+	}
+	log := inf.log
+	if opts.Logger != nil {
+		log = *opts.Logger
+	}
+	resync := opts.ResyncPeriod
+	switch {
+	case resync == 0:
+		resync = inf.opts.ResyncPeriod
+	case resync < 0:
+		resync = 0
+	}
+	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}),
+		l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
+
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.stopped {
+		return nil, ErrStopped
+	}
+	if resync > 0 {
+		r.nextResync = inf.clock.Now().Add(resync)
+	}
+	if inf.initialDone {
+		// Replay under mu: process cannot distribute in between, so the
+		// handler's first live notification follows the replayed state.
+		for _, obj := range inf.store.Reader().List() {
+			key, err := inf.key(obj)
+			if err == nil {
+				r.l.add(&Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
+			}
+		}
+		r.l.markInitial()
+	}
+	inf.handlers = append(inf.handlers, r)
+	if inf.started {
+		inf.startListener(r)
+	}
+	return r, nil
+}
+
+// startListener runs r's listener under the informer's run context; mu held.
+func (inf *Informer[T]) startListener(r *Registration[T]) {
+	ctx := inf.runCtx
+	inf.wg.Go(func() {
+		defer close(r.done)
+		r.l.run(ctx)
+	})
+}
+
+func (inf *Informer[T]) remove(r *Registration[T]) {
+	inf.mu.Lock()
+	for i, h := range inf.handlers {
+		if h == r {
+			inf.handlers = append(inf.handlers[:i:i], inf.handlers[i+1:]...)
+			break
+		}
+	}
+	inf.mu.Unlock()
+	r.l.stop()
+}
+
+// resyncLoop queues a resync whenever a handler is due. The FIFO turns it
+// into Sync deltas for keys with nothing pending, which process hands only
+// to the handlers that are due.
+func (inf *Informer[T]) resyncLoop(ctx context.Context) {
+	const minCheck = time.Second
+	t := inf.clock.NewTicker(minCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		if inf.markDue() {
+			if err := inf.fifo.Resync(); err != nil && ctx.Err() == nil {
+				inf.log.Error(err, "resync failed")
+			}
+		}
+	}
+}
+
+// markDue sets each handler's syncing flag and reports whether any is due.
+func (inf *Informer[T]) markDue() bool {
+	now := inf.clock.Now()
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	any := false
+	for _, r := range inf.handlers {
+		r.syncing = r.resync > 0 && !now.Before(r.nextResync)
+		if r.syncing {
+			r.nextResync = now.Add(r.resync)
+			any = true
+		}
+	}
+	return any
+}

@@ -1,0 +1,75 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/listwatch/listwatch/reflector"
+)
+
+// NotSyncedError says why an informer has not synced, or has not reached a
+// resource version, by the time the caller gave up. It wraps the context's
+// error and the reflector's last error, so errors.Is(err,
+// context.DeadlineExceeded) and apierrors.IsForbidden(err) both work.
+type NotSyncedError struct {
+	// Informer is the informer's name.
+	Informer string
+	// Waiting says what for: "initial sync" or "resource version N".
+	Waiting string
+	// Status is the reflector's state when the wait ended.
+	Status reflector.Status
+	// Cause is the context's error.
+	Cause error
+}
+
+func (e *NotSyncedError) Error() string {
+	msg := fmt.Sprintf("informer %s: gave up waiting for %s (%v) in phase %s", e.Informer, e.Waiting, e.Cause, e.Status.Phase)
+	if e.Status.LastError != nil {
+		msg += fmt.Sprintf(": last error (%s, %d failures in a row): %v", e.Status.Reason, e.Status.Failures, e.Status.LastError)
+	} else {
+		msg += ": no error reported yet"
+	}
+	return msg
+}
+
+func (e *NotSyncedError) Unwrap() []error {
+	if e.Status.LastError == nil {
+		return []error{e.Cause}
+	}
+	return []error{e.Cause, e.Status.LastError}
+}
+
+// WaitForSync blocks until HasSynced or ctx ends. On failure it returns a
+// *NotSyncedError that carries the reason (forbidden, resource not found,
+// server errors...) rather than a bare false.
+func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-inf.synced:
+		return nil
+	case <-ctx.Done():
+		return &NotSyncedError{Informer: inf.name, Waiting: "initial sync", Status: inf.refl.Status(), Cause: ctx.Err()}
+	}
+}
+
+// WaitForResourceVersion blocks until the cache reflects every change up to
+// resource version rv — for example the RV a write returned, so that a
+// controller reads its own write — or until ctx ends. rv must be numeric, as
+// every kube-apiserver resource version is.
+func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
+	target, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return fmt.Errorf("informer %s: resource version %q is not a number: %w", inf.name, rv, err)
+	}
+	for {
+		applied, changed := inf.rv.get()
+		if applied >= target {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return &NotSyncedError{Informer: inf.name, Waiting: "resource version " + rv, Status: inf.refl.Status(), Cause: ctx.Err()}
+		}
+	}
+}
