@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -58,6 +60,10 @@ type Config[T store.Object] struct {
 	KeyFunc store.KeyFunc[T]
 	// Metrics receives counters. Default NoopMetrics.
 	Metrics Metrics
+	// ExpectedGVK, when set, is the only group/version/kind accepted: other
+	// objects are reported as ReasonUnexpectedType and dropped. Useful when T
+	// is *unstructured.Unstructured, which every kind satisfies.
+	ExpectedGVK *schema.GroupVersionKind
 }
 
 func (c Config[T]) withDefaults() (Config[T], error) {

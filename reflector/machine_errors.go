@@ -55,8 +55,15 @@ func (m *Machine[T]) typed(o runtime.Object) (T, bool) {
 	t, ok := o.(T)
 	if !ok {
 		m.report(ReasonUnexpectedType, fmt.Errorf("object of type %T, want %T", o, zero))
+		return zero, false
 	}
-	return t, ok
+	if want := m.cfg.ExpectedGVK; want != nil {
+		if got := o.GetObjectKind().GroupVersionKind(); got != *want {
+			m.report(ReasonUnexpectedType, fmt.Errorf("object of kind %v, want %v", got, *want))
+			return zero, false
+		}
+	}
+	return t, true
 }
 
 // typedAll converts a page of items, dropping those of the wrong type.
