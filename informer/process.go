@@ -44,7 +44,15 @@ func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (
 			}
 		}
 		return n, existed || !isZero(n.Object), nil
-	default: // Added, Updated, Replaced, Sync
+	case deltafifo.Replaced:
+		// A relist that found an object unchanged keeps the cached object,
+		// so handlers keep seeing the very object they were given.
+		if old, ok := inf.store.GetByKey(key); ok && sameVersion(old, d.Object) {
+			n.Kind, n.Object = Synced, old
+			return n, true, nil
+		}
+		fallthrough
+	default: // Added, Updated, Replaced with a new version, Sync
 		old, existed, err := inf.store.SwapKeyed(key, d.Object)
 		if err != nil {
 			return n, false, err
@@ -52,7 +60,7 @@ func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (
 		switch {
 		case !existed:
 			n.Kind, n.Object, n.InInitialList = Added, d.Object, initial
-		case d.Type == deltafifo.Sync || (d.Type == deltafifo.Replaced && sameVersion(old, d.Object)):
+		case d.Type == deltafifo.Sync:
 			n.Kind, n.Object = Synced, d.Object
 		default:
 			n.Kind, n.Old, n.Object = Updated, old, d.Object
