@@ -14,7 +14,7 @@ import (
 // and to the drop-in, and requires identical pops (deep comparison of the
 // cache.Deltas), errors and HasSynced after every step.
 func TestDropInMatchesClientGoDeltaFIFO(t *testing.T) {
-	seeds := 150
+	seeds := 100
 	if testing.Short() {
 		seeds = 20
 	}

@@ -17,7 +17,7 @@ import (
 // HasSynced after every step. RealFIFO requires KnownObjects; "without"
 // means a store that starts empty and is never updated.
 func TestInOrderMatchesClientGoRealFIFO(t *testing.T) {
-	seeds := 150
+	seeds := 100
 	if testing.Short() {
 		seeds = 20
 	}
