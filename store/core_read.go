@@ -47,16 +47,35 @@ func (c *core[T]) resourceVersion() string {
 }
 
 // appendAll appends every object that keep accepts (all if keep is nil).
+// The result is allocated before taking the lock, so that allocation (and
+// the GC assist it may trigger) does not hold writers off; without a
+// filter, runs of full slots are copied in bulk from the dense objs array.
 func (c *core[T]) appendAll(dst []T, keep func(T) bool) []T {
+	if dst == nil && keep == nil {
+		dst = make([]T, 0, c.length())
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if dst == nil {
-		dst = make([]T, 0, c.items.count)
-	}
-	for e := range c.items.all {
-		if keep == nil || keep(e.obj) {
-			dst = append(dst, e.obj)
+	slots, objs := c.items.slots, c.items.objs
+	if keep != nil {
+		for i, e := range slots {
+			if e != nil && keep(objs[i]) {
+				dst = append(dst, objs[i])
+			}
 		}
+		return dst
+	}
+	for i := 0; i < len(slots); {
+		if slots[i] == nil {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(slots) && slots[j] != nil {
+			j++
+		}
+		dst = append(dst, objs[i:j]...)
+		i = j
 	}
 	return dst
 }
@@ -73,7 +92,15 @@ func (c *core[T]) listKeys() []string {
 
 // appendIndexed appends the objects filed under value in index name that
 // keep accepts (all if keep is nil).
+// Like appendAll, it sizes and allocates the result outside the lock.
 func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) ([]T, error) {
+	if dst == nil {
+		n := 0
+		if keep == nil {
+			n = c.indexedLen(name, value)
+		}
+		dst = make([]T, 0, n)
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ix := c.indexLocked(name)
@@ -81,13 +108,6 @@ func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) 
 		return dst, unknownIndex(name)
 	}
 	p := ix.values[value]
-	if dst == nil {
-		n := 0
-		if p != nil && keep == nil {
-			n = p.len()
-		}
-		dst = make([]T, 0, n)
-	}
 	if p == nil {
 		return dst, nil
 	}
@@ -97,6 +117,19 @@ func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) 
 		}
 	}
 	return dst, nil
+}
+
+// indexedLen returns how many objects are filed under value in index name
+// (0 for an unknown index).
+func (c *core[T]) indexedLen(name, value string) int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if ix := c.indexLocked(name); ix != nil {
+		if p := ix.values[value]; p != nil {
+			return p.len()
+		}
+	}
+	return 0
 }
 
 // indexKeys returns the sorted keys filed under value in index name.

@@ -25,9 +25,9 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 			return old, false, err
 		}
 	}
-	e := c.items.get(key)
-	if e == nil {
-		e = &entry[T]{key: key, obj: obj, mark: c.gen, id: c.nextID}
+	slot := c.items.find(key)
+	if slot < 0 {
+		e := &entry[T]{key: key, obj: obj, mark: c.gen, id: c.nextID}
 		c.nextID++
 		c.items.insert(e)
 		for _, ix := range c.indexes {
@@ -35,11 +35,13 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 		}
 		return old, false, nil
 	}
+	e := c.items.slots[slot]
 	for _, ix := range c.indexes {
 		ix.move(e, e.obj)
 	}
 	old = e.obj
-	e.obj, e.mark = obj, c.gen
+	c.items.setObj(slot, obj)
+	e.mark = c.gen
 	return old, true, nil
 }
 

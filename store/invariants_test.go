@@ -86,7 +86,7 @@ func checkPostings[T any](p *postings[T]) error {
 // without gaps, the fill limit and unique keys.
 func checkTable[T any](t *table[T]) error {
 	n := len(t.slots)
-	if n != len(t.tags) || (n != 0 && (n < minTableSize || n&(n-1) != 0)) {
+	if n != len(t.tags) || n != len(t.objs) || (n != 0 && (n < minTableSize || n&(n-1) != 0)) {
 		return fmt.Errorf("table sizes %d/%d", n, len(t.tags))
 	}
 	count, keys := 0, map[string]bool{}
@@ -95,9 +95,16 @@ func checkTable[T any](t *table[T]) error {
 			return fmt.Errorf("slot %d: entry %v, tag %d", i, e, t.tags[i])
 		}
 		if e == nil {
+			var zero T
+			if any(t.objs[i]) != any(zero) {
+				return fmt.Errorf("empty slot %d retains an object", i)
+			}
 			continue
 		}
 		count++
+		if any(t.objs[i]) != any(e.obj) {
+			return fmt.Errorf("slot %d: objs out of sync", i)
+		}
 		if keys[e.key] {
 			return fmt.Errorf("key %q twice", e.key)
 		}
