@@ -45,6 +45,11 @@ type Informer[T store.Object] struct {
 	wg      sync.WaitGroup
 	started bool
 	stopped bool
+	// clientGoSyncing reproduces a client-go quirk for the drop-in: handlers
+	// start out "due for resync", and without a default resync period stay
+	// so, which makes a relist hand every unchanged object to every handler
+	// as an update. Set only by NewSharedIndexInformer, before Run.
+	clientGoSyncing bool
 	// initialDone is set once the first list has been fully processed;
 	// synced is closed at the same moment.
 	initialDone bool

@@ -59,6 +59,9 @@ type listener[T any] struct {
 	seq, initialSeq uint64
 	initialMarked   bool
 	delivered       atomic.Uint64
+	// synced is closed once the initial list has been delivered.
+	synced     chan struct{}
+	syncedOnce sync.Once
 	stopped         bool
 	// busySince is when the running handler call began (0: idle).
 	busySince atomic.Int64
@@ -79,7 +82,8 @@ type queuedNote[T any] struct {
 }
 
 func newListener[T any](h Handler[T], opts ListenerOptions) *listener[T] {
-	l := &listener[T]{h: h, mode: opts.Mode, clock: opts.Clock, log: opts.Logger, entries: map[string]pending[T]{}}
+	l := &listener[T]{h: h, mode: opts.Mode, clock: opts.Clock, log: opts.Logger, entries: map[string]pending[T]{},
+		synced: make(chan struct{})}
 	if l.clock == nil {
 		l.clock = clock.RealClock{}
 	}
@@ -121,6 +125,14 @@ func (l *listener[T]) markInitial() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.initialSeq, l.initialMarked = l.seq, true
+	l.checkSynced()
+}
+
+// checkSynced closes synced once the initial list has been delivered; mu held.
+func (l *listener[T]) checkSynced() {
+	if l.initialMarked && l.delivered.Load() >= l.initialSeq {
+		l.syncedOnce.Do(func() { close(l.synced) })
+	}
 }
 
 // hasSynced reports whether the handler has been given the whole initial list.
@@ -128,6 +140,16 @@ func (l *listener[T]) hasSynced() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.initialMarked && l.delivered.Load() >= l.initialSeq
+}
+
+// isSynced reports whether synced is closed, without locking.
+func (l *listener[T]) isSynced() bool {
+	select {
+	case <-l.synced:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop ends run and drops whatever is pending.
@@ -177,6 +199,11 @@ func (l *listener[T]) run(ctx context.Context) {
 
 		l.delivered.Store(seq)
 		l.busySince.Store(0)
+		if !l.isSynced() {
+			l.mu.Lock()
+			l.checkSynced()
+			l.mu.Unlock()
+		}
 		l.handlerNanos.Add(l.now() - start)
 		l.processed.Add(int64(calls))
 	}

@@ -52,7 +52,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	case resync < 0:
 		resync = 0
 	}
-	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}),
+	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
 		l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 
 	inf.mu.Lock()
@@ -106,6 +106,9 @@ func (inf *Informer[T]) remove(r *Registration[T]) {
 // into Sync deltas for keys with nothing pending, which process hands only
 // to the handlers that are due.
 func (inf *Informer[T]) resyncLoop(ctx context.Context) {
+	if inf.clientGoSyncing && inf.opts.ResyncPeriod <= 0 {
+		return // client-go checks resyncs only with a default period
+	}
 	const minCheck = time.Second
 	t := inf.clock.NewTicker(minCheck)
 	defer t.Stop()

@@ -1,0 +1,244 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
+)
+
+// NewSharedIndexInformer is a drop-in for client-go's
+// cache.NewSharedIndexInformer: the same arguments, client-go's interface,
+// listwatch's engine underneath. Handlers get every notification in order
+// (as client-go delivers them), each on its own goroutine; deletions noticed
+// by a relist arrive as cache.DeletedFinalStateUnknown.
+func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultResync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewSharedIndexInformerWithOptions(lw, exampleObject, cache.SharedIndexInformerOptions{ResyncPeriod: defaultResync, Indexers: indexers})
+}
+
+// NewSharedIndexInformerWithOptions is the drop-in for client-go's function
+// of the same name.
+func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions) cache.SharedIndexInformer {
+	name := options.ObjectDescription
+	if name == "" {
+		name = fmt.Sprintf("%T", exampleObject)
+	}
+	c := &compatInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
+	inf, err := New(Options[store.Object]{
+		Name:              name,
+		Source:            reflector.FromListerWatcher(lw),
+		Transform:         c.transform,
+		InOrder:           true,
+		Delivery:          InOrder,
+		ResyncPeriod:      options.ResyncPeriod,
+		WatchErrorHandler: c.watchError,
+	})
+	if err != nil {
+		// New fails only on missing options or bad indexers, neither possible here.
+		panic(fmt.Sprintf("informer: building the drop-in informer: %v", err))
+	}
+	inf.clientGoSyncing = true
+	c.inf = inf
+	c.indexer = &cacheIndexer{s: inf.store}
+	if err := c.indexer.AddIndexers(options.Indexers); err != nil {
+		klog.Background().Error(err, "informer: indexers refused", "informer", name)
+	}
+	return c
+}
+
+// compatInformer implements cache.SharedIndexInformer on Informer[store.Object].
+type compatInformer struct {
+	inf           *Informer[store.Object]
+	indexer       *cacheIndexer
+	lw            cache.ListerWatcher
+	example       runtime.Object
+	name          string
+	defaultResync time.Duration
+
+	// transformFn and errorHandler may be set until Run; read on every call.
+	transformFn  atomic.Pointer[cache.TransformFunc]
+	errorHandler atomic.Pointer[cache.WatchErrorHandlerWithContext]
+	// reflectorOnce builds the *cache.Reflector handed to error handlers,
+	// which expect one (client-go's default handler reads its name).
+	reflectorOnce sync.Once
+	reflectorView *cache.Reflector
+}
+
+var _ cache.SharedIndexInformer = (*compatInformer)(nil)
+
+var errStarted = errors.New("informer has already started")
+
+func (c *compatInformer) transform(obj store.Object) (store.Object, error) {
+	t := c.transformFn.Load()
+	if t == nil {
+		return obj, nil
+	}
+	out, err := (*t)(obj)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := out.(store.Object)
+	if !ok {
+		return nil, fmt.Errorf("transform returned a %T, which has no object metadata", out)
+	}
+	return o, nil
+}
+
+func (c *compatInformer) watchError(ctx context.Context, err error) {
+	h := c.errorHandler.Load()
+	if h == nil {
+		return
+	}
+	c.reflectorOnce.Do(func() {
+		c.reflectorView = cache.NewReflectorWithOptions(c.lw, c.example, cache.NewStore(cache.MetaNamespaceKeyFunc),
+			cache.ReflectorOptions{Name: c.name})
+	})
+	(*h)(ctx, c.reflectorView, err)
+}
+
+func (c *compatInformer) started() bool {
+	c.inf.mu.Lock()
+	defer c.inf.mu.Unlock()
+	return c.inf.started
+}
+
+func (c *compatInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return c.AddEventHandlerWithOptions(h, cache.HandlerOptions{})
+}
+
+func (c *compatInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	return c.AddEventHandlerWithOptions(h, cache.HandlerOptions{ResyncPeriod: &resync})
+}
+
+// AddEventHandlerWithOptions follows client-go's resync rules: nil takes the
+// informer's default, 0 means none, and an informer built without a resync
+// period resyncs no handler.
+func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	opts := HandlerOptions{ResyncPeriod: -1}
+	if c.defaultResync > 0 {
+		resync := c.defaultResync
+		if o.ResyncPeriod != nil {
+			resync = max(*o.ResyncPeriod, 0)
+		}
+		if resync > 0 {
+			opts.ResyncPeriod = max(resync, time.Second)
+		}
+	}
+	if o.Logger != nil {
+		opts.Logger = o.Logger
+	}
+	reg, err := c.inf.AddHandler(&untypedHandler{h: h, key: c.inf.key}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", h)
+	}
+	return &compatRegistration{reg: reg, name: c.name}, nil
+}
+
+func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
+	r, ok := handle.(*compatRegistration)
+	if !ok {
+		return fmt.Errorf("informer: %T was not returned by this informer", handle)
+	}
+	r.reg.Remove()
+	return nil
+}
+
+func (c *compatInformer) GetStore() cache.Store           { return c.indexer }
+func (c *compatInformer) GetIndexer() cache.Indexer       { return c.indexer }
+func (c *compatInformer) GetController() cache.Controller { return compatController{c} }
+func (c *compatInformer) Run(stopCh <-chan struct{}) {
+	c.RunWithContext(wait.ContextForChannel(stopCh))
+}
+func (c *compatInformer) RunWithContext(ctx context.Context) { _ = c.inf.Run(ctx) }
+func (c *compatInformer) HasSynced() bool                    { return c.inf.HasSynced() }
+func (c *compatInformer) LastSyncResourceVersion() string    { return c.inf.LastSyncResourceVersion() }
+func (c *compatInformer) IsStopped() bool                    { return c.inf.IsStopped() }
+
+func (c *compatInformer) HasSyncedChecker() cache.DoneChecker {
+	return doneChecker{name: c.name, done: c.inf.synced}
+}
+
+func (c *compatInformer) SetWatchErrorHandler(h cache.WatchErrorHandler) error {
+	return c.SetWatchErrorHandlerWithContext(func(_ context.Context, r *cache.Reflector, err error) { h(r, err) })
+}
+
+func (c *compatInformer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandlerWithContext) error {
+	if c.started() {
+		return errStarted
+	}
+	c.errorHandler.Store(&h)
+	return nil
+}
+
+func (c *compatInformer) SetTransform(t cache.TransformFunc) error {
+	if c.started() {
+		return errStarted
+	}
+	c.transformFn.Store(&t)
+	return nil
+}
+
+func (c *compatInformer) AddIndexers(indexers cache.Indexers) error {
+	if c.inf.IsStopped() {
+		return errors.New("indexer was not added because it has stopped already")
+	}
+	return c.indexer.AddIndexers(indexers)
+}
+
+// compatController is what GetController returns: client-go's Controller
+// view of the same informer.
+type compatController struct{ c *compatInformer }
+
+func (cc compatController) RunWithContext(ctx context.Context) { cc.c.RunWithContext(ctx) }
+func (cc compatController) Run(stopCh <-chan struct{})         { cc.c.Run(stopCh) }
+func (cc compatController) HasSynced() bool                    { return cc.c.HasSynced() }
+func (cc compatController) LastSyncResourceVersion() string    { return cc.c.LastSyncResourceVersion() }
+
+type compatRegistration struct {
+	reg  *Registration[store.Object]
+	name string
+}
+
+func (r *compatRegistration) HasSynced() bool { return r.reg.HasSynced() }
+func (r *compatRegistration) HasSyncedChecker() cache.DoneChecker {
+	return doneChecker{name: r.name + " handler", done: r.reg.l.synced}
+}
+
+type doneChecker struct {
+	name string
+	done <-chan struct{}
+}
+
+func (d doneChecker) Name() string          { return d.name }
+func (d doneChecker) Done() <-chan struct{} { return d.done }
+
+// untypedHandler adapts client-go's ResourceEventHandler to Handler: a
+// deletion whose final state is unknown arrives wrapped in
+// cache.DeletedFinalStateUnknown, as client-go handlers expect.
+type untypedHandler struct {
+	h   cache.ResourceEventHandler
+	key func(store.Object) (string, error)
+}
+
+func (u *untypedHandler) OnAdd(obj store.Object, initial bool) { u.h.OnAdd(obj, initial) }
+func (u *untypedHandler) OnUpdate(old, new store.Object)       { u.h.OnUpdate(old, new) }
+func (u *untypedHandler) OnDelete(obj store.Object, unknown bool) {
+	if !unknown {
+		u.h.OnDelete(obj)
+		return
+	}
+	key, _ := u.key(obj)
+	u.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: obj})
+}
+
+func (cc compatController) HasSyncedChecker() cache.DoneChecker { return cc.c.HasSyncedChecker() }

@@ -1,0 +1,170 @@
+package informer
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// cacheIndexer presents an informer's typed store as client-go's
+// cache.Indexer, for code (listers, controller-runtime) written against
+// SharedIndexInformer.GetIndexer. Reads go to the store's Reader; writes
+// are accepted as client-go accepts them, though only the informer should
+// write.
+type cacheIndexer struct {
+	s *store.Store[store.Object]
+	// mu serialises AddIndexers so that indexers names exactly the indexes
+	// added through this view.
+	mu       sync.Mutex
+	indexers cache.Indexers
+}
+
+var _ cache.Indexer = (*cacheIndexer)(nil)
+
+func asObject(obj any) (store.Object, error) {
+	o, ok := obj.(store.Object)
+	if !ok {
+		return nil, fmt.Errorf("informer: %T has no object metadata", obj)
+	}
+	return o, nil
+}
+
+func (c *cacheIndexer) Add(obj any) error { return c.Update(obj) }
+
+func (c *cacheIndexer) Update(obj any) error {
+	o, err := asObject(obj)
+	if err != nil {
+		return err
+	}
+	return c.s.Upsert(o)
+}
+
+func (c *cacheIndexer) Delete(obj any) error {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		c.s.DeleteByKey(d.Key)
+		return nil
+	}
+	o, err := asObject(obj)
+	if err != nil {
+		return err
+	}
+	return c.s.Delete(o)
+}
+
+func (c *cacheIndexer) List() []any { return toAny(c.s.Reader().List()) }
+
+func (c *cacheIndexer) ListKeys() []string { return c.s.ListKeys() }
+
+func (c *cacheIndexer) Get(obj any) (any, bool, error) {
+	o, err := asObject(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	item, exists, err := c.s.Reader().Get(o)
+	return item, exists, err
+}
+
+func (c *cacheIndexer) GetByKey(key string) (any, bool, error) {
+	item, exists := c.s.GetByKey(key)
+	if !exists {
+		return nil, false, nil
+	}
+	return item, true, nil
+}
+
+func (c *cacheIndexer) Replace(list []any, rv string) error {
+	items := make([]store.Object, len(list))
+	for i, obj := range list {
+		o, err := asObject(obj)
+		if err != nil {
+			return err
+		}
+		items[i] = o
+	}
+	return c.s.Replace(items, rv)
+}
+
+func (c *cacheIndexer) Resync() error                        { return nil }
+func (c *cacheIndexer) Bookmark(rv string)                   { c.s.Bookmark(rv) }
+func (c *cacheIndexer) LastStoreSyncResourceVersion() string { return c.s.Reader().LastSyncResourceVersion() }
+
+func (c *cacheIndexer) Index(name string, obj any) ([]any, error) {
+	o, err := asObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	items, err := c.s.Reader().Index(name, o)
+	return toAny(items), err
+}
+
+func (c *cacheIndexer) IndexKeys(name, value string) ([]string, error) {
+	return c.s.Reader().IndexKeys(name, value)
+}
+
+func (c *cacheIndexer) ListIndexFuncValues(name string) []string {
+	vals, _ := c.s.Reader().ListIndexValues(name)
+	return vals
+}
+
+func (c *cacheIndexer) ByIndex(name, value string) ([]any, error) {
+	items, err := c.s.Reader().ByIndex(name, value)
+	return toAny(items), err
+}
+
+func (c *cacheIndexer) GetIndexers() cache.Indexers {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(cache.Indexers, len(c.indexers))
+	for k, v := range c.indexers {
+		out[k] = v
+	}
+	return out
+}
+
+// AddIndexers adds client-go index functions. The store always has the
+// namespace index; an indexer of that name is accepted when it is
+// client-go's own MetaNamespaceIndexFunc (as informer factories add) and
+// refused otherwise, since it would silently be answered by the built-in.
+func (c *cacheIndexer) AddIndexers(indexers cache.Indexers) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	typed := store.Indexers[store.Object]{}
+	for name, fn := range indexers {
+		if _, dup := c.indexers[name]; dup {
+			return fmt.Errorf("indexer conflict: %v", name)
+		}
+		if name == store.NamespaceIndex {
+			if !sameFunc(fn, cache.MetaNamespaceIndexFunc) {
+				return fmt.Errorf("informer: index %q is built in (by namespace); a custom function under that name is not supported", name)
+			}
+			continue
+		}
+		typed[name] = func(o store.Object) ([]string, error) { return fn(o) }
+	}
+	if err := c.s.AddIndexers(typed); err != nil {
+		return err
+	}
+	if c.indexers == nil {
+		c.indexers = cache.Indexers{}
+	}
+	for name, fn := range indexers {
+		c.indexers[name] = fn
+	}
+	return nil
+}
+
+func sameFunc(a, b cache.IndexFunc) bool {
+	return a != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
+}
+
+func toAny[T any](items []T) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/listwatch/listwatch/fake"
+)
+
+type newSII func(lw cache.ListerWatcher, example runtime.Object, resync time.Duration, idx cache.Indexers) cache.SharedIndexInformer
+
+var siiImpls = []struct {
+	name string
+	new  newSII
+}{
+	{"listwatch", NewSharedIndexInformer},
+	{"client-go", cache.NewSharedIndexInformer},
+}
+
+// untypedEvents records client-go handler calls as strings.
+type untypedEvents struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func describe(obj any) string {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return "tombstone(" + d.Key + ":" + describe(d.Obj) + ")"
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	return m.GetName() + "@" + m.GetResourceVersion()
+}
+
+func (e *untypedEvents) rec(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls = append(e.calls, s)
+}
+func (e *untypedEvents) OnAdd(obj any, initial bool) {
+	e.rec(fmt.Sprintf("add %s initial=%v", describe(obj), initial))
+}
+func (e *untypedEvents) OnUpdate(old, new any) {
+	e.rec(fmt.Sprintf("update %s -> %s", describe(old), describe(new)))
+}
+func (e *untypedEvents) OnDelete(obj any) { e.rec("delete " + describe(obj)) }
+func (e *untypedEvents) take() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.calls
+	e.calls = nil
+	return out
+}
+
+// compatScenario runs body against both implementations and requires both
+// to produce the same transcript.
+func compatScenario(t *testing.T, resync time.Duration, body func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any))) {
+	transcripts := map[string][]string{}
+	for _, im := range siiImpls {
+		t.Run(im.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := fake.NewTestServer(t, fake.Options{})
+				lw := srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})
+				inf := im.new(lw, &corev1.ConfigMap{}, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+				var out []string
+				body(t, srv, inf, func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) })
+				transcripts[im.name] = out
+			})
+		})
+	}
+	a, b := transcripts["listwatch"], transcripts["client-go"]
+	if !slices.Equal(a, b) {
+		t.Fatalf("transcripts differ:\nlistwatch %q\nclient-go %q", a, b)
+	}
+	t.Logf("transcript: %q", a)
+}
+
+func runSII(t *testing.T, inf cache.SharedIndexInformer) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); inf.RunWithContext(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("not synced")
+	}
+	synctest.Wait()
+}
+
+func TestCompatSameTranscriptAsClientGo(t *testing.T) {
+	compatScenario(t, 0, func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
+		ctx := t.Context()
+		a, _ := srv.Create(ctx, newCM("a"))
+		srv.Create(ctx, newCM("b"))
+		h := &untypedEvents{}
+		reg, err := inf.AddEventHandler(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSII(t, inf)
+		log("synced=%v initial=%q", reg.HasSynced(), h.take())
+
+		a2 := a.DeepCopyObject().(*corev1.ConfigMap)
+		a2.Data["v"] = "1"
+		a3, _ := srv.Update(ctx, a2)
+		synctest.Wait()
+		srv.Delete(ctx, a3)
+		synctest.Wait()
+		srv.Create(ctx, newCM("c"))
+		synctest.Wait()
+		log("live=%q", h.take())
+
+		// A late handler gets the cache as initial adds (order: sorted here,
+		// since both replay a map).
+		late := &untypedEvents{}
+		lateReg, _ := inf.AddEventHandler(late)
+		synctest.Wait()
+		got := late.take()
+		slices.Sort(got)
+		log("late synced=%v replay=%q", lateReg.HasSynced(), got)
+
+		// Missed deletion: server down, delete, compact, up.
+		srv.Down()
+		b, _ := srv.Get(ctx, cmGVR, "ns", "b")
+		srv.Delete(ctx, b)
+		srv.Compact(srv.ResourceVersion())
+		srv.Up()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		log("relist=%q late=%q", h.take(), late.take())
+
+		if err := inf.RemoveEventHandler(lateReg); err != nil {
+			t.Fatal(err)
+		}
+		srv.Create(ctx, newCM("d"))
+		synctest.Wait()
+		log("after-remove=%q late=%q", h.take(), late.take())
+
+		lister := corev1listers.NewConfigMapLister(inf.GetIndexer())
+		cms, err := lister.ConfigMaps("ns").List(labels.Everything())
+		names := []string{}
+		for _, c := range cms {
+			names = append(names, c.Name)
+		}
+		slices.Sort(names)
+		log("lister=%v err=%v keys=%d", names, err, len(inf.GetStore().ListKeys()))
+		if err := fake.Converged(srv, fake.LWOptions{Resource: cmGVR}, inf.GetStore().List()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestCompatResync(t *testing.T) {
+	compatScenario(t, 30*time.Second, func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
+		srv.Create(t.Context(), newCM("a"))
+		every, never := &untypedEvents{}, &untypedEvents{}
+		inf.AddEventHandler(every)
+		inf.AddEventHandlerWithResyncPeriod(never, 0)
+		runSII(t, inf)
+		every.take()
+		never.take()
+		time.Sleep(61 * time.Second)
+		synctest.Wait()
+		log("every=%q never=%q", every.take(), never.take())
+	})
+}
