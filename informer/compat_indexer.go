@@ -88,9 +88,11 @@ func (c *cacheIndexer) Replace(list []any, rv string) error {
 	return c.s.Replace(items, rv)
 }
 
-func (c *cacheIndexer) Resync() error                        { return nil }
-func (c *cacheIndexer) Bookmark(rv string)                   { c.s.Bookmark(rv) }
-func (c *cacheIndexer) LastStoreSyncResourceVersion() string { return c.s.Reader().LastSyncResourceVersion() }
+func (c *cacheIndexer) Resync() error      { return nil }
+func (c *cacheIndexer) Bookmark(rv string) { c.s.Bookmark(rv) }
+func (c *cacheIndexer) LastStoreSyncResourceVersion() string {
+	return c.s.Reader().LastSyncResourceVersion()
+}
 
 func (c *cacheIndexer) Index(name string, obj any) ([]any, error) {
 	o, err := asObject(obj)

@@ -62,7 +62,7 @@ type listener[T any] struct {
 	// synced is closed once the initial list has been delivered.
 	synced     chan struct{}
 	syncedOnce sync.Once
-	stopped         bool
+	stopped    bool
 	// busySince is when the running handler call began (0: idle).
 	busySince atomic.Int64
 
