@@ -6,9 +6,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // comparedScript is a server conversation on which listwatch and client-go
@@ -41,23 +43,75 @@ func comparedScript(lw *scriptedLW) (drive func()) {
 // Reflector and client-go's cache.Reflector (streaming lists off for both)
 // and compares the request sequences and the final stores.
 func TestSameRequestsAsClientGo(t *testing.T) {
+	compareWithClientGo(t, comparedScript, false, []string{
+		`list rv="0" limit=500`,
+		`list continue=c1 limit=500`,
+		`watch rv="10" bookmarks`,
+		`watch rv="12" bookmarks`,
+		`list rv="13" limit=500`,
+		`watch rv="20" bookmarks`,
+	}, "ns/a@20")
+}
+
+// streamingScript: a streaming list, a change, a 410 in the stream, a 410
+// when re-streaming from the last RV, and a stream from RV="".
+func streamingScript(lw *scriptedLW) (drive func()) {
+	w1, w3 := newFakeWatch(), newFakeWatch()
+	lw.watch(w1, nil)
+	lw.watch(nil, errorFor("410", 0))
+	lw.watch(w3, nil)
+	return func() {
+		w1.Add(pod("a", "5"))
+		w1.Add(pod("b", "6"))
+		w1.Action(watch.Bookmark, bookmark("7", true))
+		time.Sleep(5 * time.Second)
+		w1.Modify(pod("a", "8"))
+		w1.Error(statusObject("410"))
+		time.Sleep(2 * time.Minute)
+		w3.Add(pod("a", "9"))
+		w3.Action(watch.Bookmark, bookmark("10", true))
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// TestSameStreamingRequestsAsClientGo: the same comparison with streaming
+// lists, which client-go v0.37 uses by default.
+func TestSameStreamingRequestsAsClientGo(t *testing.T) {
+	const stream = ` send-initial-events match=NotOlderThan bookmarks`
+	compareWithClientGo(t, streamingScript, true, []string{
+		`watch rv=""` + stream,
+		`watch rv="8"` + stream,
+		`watch rv=""` + stream,
+	}, "ns/a@9")
+}
+
+// compareWithClientGo runs script against both reflectors, each in its own
+// bubble, and checks both make the wanted requests and end with wantStore.
+func compareWithClientGo(t *testing.T, script func(*scriptedLW) func(), streaming bool, want []string, wantStore string) {
 	var ours, theirs []string
 	var ourStore, theirStore string
 	synctest.Test(t, func(t *testing.T) {
 		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
-		drive := comparedScript(lw)
-		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff})
-		stop := runReflector(t, r)
+		drive := script(lw)
+		cfg := Config[*corev1.Pod]{WatchList: WatchListOff}
+		if streaming {
+			cfg.WatchList = WatchListAuto
+		}
+		stop := runReflector(t, newTestReflector(t, lw, st, cfg))
 		drive()
 		stop()
 		ours, ourStore = stripTimeouts(lw.history()), st.contents()
 	})
 	synctest.Test(t, func(t *testing.T) {
 		lw := newScriptedLW(t)
-		drive := comparedScript(lw)
+		drive := script(lw)
+		var src cache.ListerWatcher = noStreamingLW{plainLW{lw}}
+		if streaming {
+			src = plainLW{lw}
+		}
 		st := cache.NewStore(cache.MetaNamespaceKeyFunc)
-		r := cache.NewReflectorWithOptions(noStreamingLW{lw}, &corev1.Pod{}, st, cache.ReflectorOptions{})
-		ctx, cancel := context.WithCancel(t.Context())
+		r := cache.NewReflectorWithOptions(src, &corev1.Pod{}, st, cache.ReflectorOptions{})
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logr.Discard()))
 		done := make(chan struct{})
 		go func() { defer close(done); r.RunWithContext(ctx) }()
 		drive()
@@ -65,22 +119,14 @@ func TestSameRequestsAsClientGo(t *testing.T) {
 		<-done
 		theirs, theirStore = stripTimeouts(lw.history()), cacheContents(st)
 	})
-	want := []string{
-		`list rv="0" limit=500`,
-		`list continue=c1 limit=500`,
-		`watch rv="10" bookmarks`,
-		`watch rv="12" bookmarks`,
-		`list rv="13" limit=500`,
-		`watch rv="20" bookmarks`,
-	}
 	if d := diffLines(ours, want); d != "" {
 		t.Errorf("listwatch requests (got | want):\n%s", d)
 	}
 	if d := diffLines(theirs, want); d != "" {
 		t.Errorf("client-go requests (got | want):\n%s", d)
 	}
-	if ourStore != "ns/a@20" || theirStore != ourStore {
-		t.Errorf("stores: listwatch %q, client-go %q, want %q", ourStore, theirStore, "ns/a@20")
+	if ourStore != wantStore || theirStore != wantStore {
+		t.Errorf("stores: listwatch %q, client-go %q, want %q", ourStore, theirStore, wantStore)
 	}
 }
 

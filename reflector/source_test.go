@@ -58,13 +58,16 @@ func (failingClient) Watch(context.Context, metav1.ListOptions) (watch.Interface
 	return nil, errorFor("403", 0)
 }
 
-// noStreamingLW is a lister-watcher that says it cannot serve streaming lists.
-type noStreamingLW struct{ *scriptedLW }
+// plainLW gives a scriptedLW the context-free methods of a client-go
+// cache.ListerWatcher; client-go calls the WithContext ones.
+type plainLW struct{ *scriptedLW }
 
-func (noStreamingLW) List(metav1.ListOptions) (runtime.Object, error) { panic("unused") }
-func (noStreamingLW) Watch(metav1.ListOptions) (watch.Interface, error) {
-	panic("unused")
-}
+func (plainLW) List(metav1.ListOptions) (runtime.Object, error)   { panic("unused") }
+func (plainLW) Watch(metav1.ListOptions) (watch.Interface, error) { panic("unused") }
+
+// noStreamingLW is a lister-watcher that says it cannot serve streaming lists.
+type noStreamingLW struct{ plainLW }
+
 func (noStreamingLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 // TestFromListerWatcherKeepsNoStreaming: WatchListAuto becomes a paginated
@@ -74,7 +77,7 @@ func TestFromListerWatcherKeepsNoStreaming(t *testing.T) {
 		lw := newScriptedLW(t)
 		lw.list(podList("3", "", "a"), nil)
 		lw.watch(newFakeWatch(), nil)
-		var src cache.ListerWatcher = noStreamingLW{lw}
+		var src cache.ListerWatcher = noStreamingLW{plainLW{lw}}
 		r, err := New(Options[*corev1.Pod]{Source: FromListerWatcher(src), Store: newMemStore[*corev1.Pod]()})
 		if err != nil {
 			t.Fatal(err)
