@@ -19,7 +19,7 @@ type entry[T any] struct {
 	id uint32
 }
 
-// core is the untyped-by-design engine shared by the typed Store[T] and the
+// core is the generic engine shared by the typed Store[T] and the
 // client-go drop-in (which stores any). It owns the lock; every method on it
 // takes the lock itself, and the *Locked helpers expect it held.
 type core[T any] struct {

@@ -56,3 +56,31 @@ func Example() {
 	// on node-a: [default/web-1 kube-system/dns-1]
 	// after relist: [default/web-1] 42
 }
+
+// A reflector applies a paginated relist page by page; Commit then deletes
+// what the list no longer contains.
+func ExampleStore_BeginReplace() {
+	s, _ := store.New(store.Options[*corev1.Pod]{})
+	for _, name := range []string{"a", "b", "c"} {
+		_ = s.Upsert(pod("default", name, "", nil))
+	}
+	pages := [][]*corev1.Pod{
+		{pod("default", "a", "", nil)},
+		{pod("default", "c", "", nil), pod("default", "d", "", nil)},
+	}
+	sess := s.BeginReplace()
+	for _, page := range pages {
+		for _, p := range page {
+			if err := sess.Upsert(p); err != nil {
+				sess.Abort()
+				return
+			}
+		}
+	}
+	deleted, _ := sess.Commit("100")
+	keys := s.ListKeys()
+	slices.Sort(keys)
+	fmt.Println(keys, "deleted:", deleted)
+	// Output:
+	// [default/a default/c default/d] deleted: 1
+}

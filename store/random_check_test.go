@@ -71,6 +71,10 @@ func (f *fixture) check(step string) {
 	if got := r.LastSyncResourceVersion(); got != f.ref.rv || r.Len() != len(want) {
 		f.t.Fatalf("%s: typed rv %q len %d, want %q %d", step, got, r.Len(), f.ref.rv, len(want))
 	}
+	if st := r.Stats(); st.Objects != len(want) || st.ResourceVersion != f.ref.rv || st.Replacing != f.ref.inSession ||
+		st.IndexValues[NamespaceIndex] != len(f.ref.indexValues(NamespaceIndex)) {
+		f.t.Fatalf("%s: Stats %+v", step, st)
+	}
 	f.checkGets(step)
 	for name := range f.ref.indexers {
 		f.checkIndex(step, name)
@@ -96,10 +100,16 @@ func (f *fixture) checkGets(step string) {
 			if ok != wantOK || got != want || nsOK != wantOK || nsGot != want {
 				f.t.Fatalf("%s: typed get %q = %p %t / %p %t, want %p %t", step, key, got, ok, nsGot, nsOK, want, wantOK)
 			}
+			probe := &corev1.Pod{}
+			probe.Namespace, probe.Name = ns, name
+			if got, ok, err := r.Get(probe); err != nil || ok != wantOK || got != want {
+				f.t.Fatalf("%s: typed Get(%q) = %p %t %v, want %p", step, key, got, ok, err, want)
+			}
 			for i, idx := range []cache.Indexer{f.dropIn, f.cg} {
 				obj, ok, err := idx.GetByKey(key)
-				if err != nil || ok != wantOK || (ok && obj.(*corev1.Pod) != want) {
-					f.t.Fatalf("%s: indexer %d get %q = %v %t %v, want %p", step, i, key, obj, ok, err, want)
+				obj2, ok2, err2 := idx.Get(probe)
+				if err != nil || err2 != nil || ok != wantOK || ok2 != wantOK || (ok && (obj.(*corev1.Pod) != want || obj2 != obj)) {
+					f.t.Fatalf("%s: indexer %d get %q = %v %t %v / %v %t %v, want %p", step, i, key, obj, ok, err, obj2, ok2, err2, want)
 				}
 			}
 		}
