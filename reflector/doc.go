@@ -70,7 +70,9 @@
 // sequence of List and Watch options, and, with the fake apiserver of package
 // fake, against randomized fault schedules whose final store must equal the
 // server's objects at their resource versions; client-go's cache.Reflector
-// runs through the same harness for comparison. Tests of code using a
+// runs through the same harness for comparison, and through the same
+// scripted conversations (paginated and streaming), where both must make the
+// same requests and end with the same store. Tests of code using a
 // Reflector can run it inside a synctest bubble: all its timers use the
 // injected Options.Clock, by default the real clock that synctest fakes.
 package reflector

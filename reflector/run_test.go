@@ -9,9 +9,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/store"
 )
@@ -19,7 +21,7 @@ import (
 // runReflector starts r.Run in the bubble and returns a function that stops
 // it and checks it returned nil.
 func runReflector[T store.Object](t *testing.T, r *Reflector[T]) (stop func()) {
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logr.Discard()))
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	synctest.Wait()
