@@ -54,14 +54,26 @@
 // Converged/ConvergedKeys check that a client store holds exactly the
 // server's objects at their resource versions, with a readable diff.
 //
+// The package's fidelity tests run the same scripted writes, lists and
+// watches against the fake and a real kube-apiserver v1.36 (through
+// internal/testapiserver; skipped under -short) and require identical
+// answers: items and resource versions, 4xx/5xx codes, reasons and messages,
+// continue tokens, and the event sequences of legacy, resumed, selector and
+// streaming watches.
+//
 // Known differences from kube-apiserver, by design: the history window
 // (Options.HistorySize) is shared by all resources, like etcd's, whereas the
 // watch cache keeps one per resource; a Failure's Times counts calls as the
 // ListerWatcher's caller sees them (client-go's REST client would first
 // retry a 429 itself); there is no admission, defaulting, graceful deletion
-// or finalizers; Create rejects a set resourceVersion with 400; bookmark
-// timing is a plain interval rather than the watch cache's bucketed
-// schedule.
+// or finalizers (a real pod delete first sets deletionTimestamp, an extra
+// MODIFIED); Create rejects a set resourceVersion with 400; bookmark timing
+// is a plain interval rather than the watch cache's bucketed schedule; a
+// watch from a compacted RV always gets the watch cache's message, while a
+// real server without its watch cache says "The resourceVersion for the
+// provided watch is too old."; and a real server with its watch cache keeps
+// serving exact lists and continue tokens from cache snapshots after an etcd
+// compaction, where the fake answers 410 as soon as it compacts.
 //
 // # Concurrency
 //

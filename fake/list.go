@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,7 +51,7 @@ func (s *Server) list(ctx context.Context, gvr schema.GroupVersionResource, name
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.planList(opts)
+	plan, err := s.planList(opts, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func (s *Server) list(ctx context.Context, gvr schema.GroupVersionResource, name
 
 // planList interprets resourceVersion, resourceVersionMatch, limit and
 // continue. A plan with rv > 0 needs the server to have reached rv.
-func (s *Server) planList(opts metav1.ListOptions) (listPlan, error) {
+func (s *Server) planList(opts metav1.ListOptions, namespace string) (listPlan, error) {
 	plan := listPlan{limit: opts.Limit}
 	if opts.Continue != "" {
 		tok, err := decodeContinue(opts.Continue)
@@ -76,7 +77,7 @@ func (s *Server) planList(opts metav1.ListOptions) (listPlan, error) {
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 			return plan, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
-		plan.start, plan.fromContinue = tok.Start, true
+		plan.start, plan.fromContinue = nsPrefix(namespace)+tok.Start, true
 		if tok.RV > 0 {
 			plan.exact, plan.rv = true, uint64(tok.RV)
 		}
@@ -135,7 +136,7 @@ func (s *Server) listLocked(r *resourceState, pred predicate, plan listPlan) (ru
 	if plan.exact {
 		if plan.rv < s.compacted {
 			if plan.fromContinue {
-				return nil, errContinueExpired(encodeContinue(plan.start, -1))
+				return nil, errContinueExpired(encodeContinue(strings.TrimPrefix(plan.start, nsPrefix(pred.namespace)), -1))
 			}
 			return nil, apierrors.NewResourceExpired(msgListExpired)
 		}
@@ -168,7 +169,7 @@ func (s *Server) listLocked(r *resourceState, pred predicate, plan listPlan) (ru
 	lm, _ := meta.ListAccessor(list)
 	lm.SetResourceVersion(formatRV(listRV))
 	if hasMore {
-		lm.SetContinue(encodeContinue(last+"\x00", int64(listRV)))
+		lm.SetContinue(encodeContinue(strings.TrimPrefix(last, nsPrefix(pred.namespace))+"\x00", int64(listRV)))
 		if pred.empty() {
 			remaining := int64(len(keys)) - plan.limit
 			lm.SetRemainingItemCount(&remaining)
@@ -196,6 +197,16 @@ func (s *Server) stateAtLocked(r *resourceState, rv uint64) map[string]runtime.O
 		}
 	}
 	return state
+}
+
+// nsPrefix is the part of a key that continue tokens leave out: like
+// kube-apiserver, which encodes keys relative to the request's prefix, a
+// namespaced list's token holds only the name.
+func nsPrefix(namespace string) string {
+	if namespace == "" {
+		return ""
+	}
+	return namespace + "/"
 }
 
 func inNamespace(k, namespace string) bool {

@@ -73,7 +73,9 @@ type Resource struct {
 	Unstructured bool
 	// FieldGetter returns extra selectable fields of an object, beyond
 	// metadata.name and metadata.namespace (which are always supported).
-	// When nil, a field selector on any other field is a 400 Bad Request.
+	// The supported labels are the keys it returns for an empty object; a
+	// field selector on any other field is a 400 Bad Request ("field label
+	// not supported"), as from kube-apiserver.
 	FieldGetter func(obj runtime.Object) fields.Set
 }
 

@@ -29,7 +29,7 @@ func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions) (
 	if opts.LabelSelector != "" {
 		sel, err := labels.Parse(opts.LabelSelector)
 		if err != nil {
-			return p, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return p, apierrors.NewBadRequest(err.Error())
 		}
 		p.label = sel
 	}
@@ -40,7 +40,7 @@ func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions) (
 		}
 		for _, req := range sel.Requirements() {
 			if !r.supportsField(req.Field) {
-				return p, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+				return p, r.errUnsupportedField(req.Field)
 			}
 		}
 		p.field = sel
@@ -55,7 +55,22 @@ func (r *resourceState) supportsField(name string) bool {
 	case "metadata.namespace":
 		return r.cfg.Namespaced
 	}
-	return r.cfg.FieldGetter != nil
+	_, ok := r.fieldLabels[name]
+	return ok
+}
+
+// errUnsupportedField words the 400 as kube-apiserver does: types with
+// their own field label conversion (a FieldGetter here) say "field label not
+// supported", the others get the default conversion's message.
+func (r *resourceState) errUnsupportedField(name string) error {
+	if r.cfg.FieldGetter != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", name))
+	}
+	known := `only "metadata.name"`
+	if r.cfg.Namespaced {
+		known += `, "metadata.namespace"`
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: %s", name, known))
 }
 
 // matches reports whether obj (nil: no object) is selected.

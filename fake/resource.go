@@ -22,6 +22,9 @@ type resourceState struct {
 	// proto is an empty object of the resource's type (apiVersion and kind
 	// set for unstructured); copied, never handed out. Immutable.
 	proto runtime.Object
+	// fieldLabels are the extra field selector labels: the keys FieldGetter
+	// returns for an empty object. Immutable.
+	fieldLabels fields.Set
 	// objects maps a key ("ns/name" or "name") to the stored object. Stored
 	// objects are private deep copies and are never mutated once stored: a
 	// write replaces the map entry. Guarded by Server.mu.
@@ -43,6 +46,7 @@ func newResourceState(cfg Resource, sch *runtime.Scheme) (*resourceState, error)
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(r.gvk)
 		r.proto = u
+		r.setFieldLabels()
 		return r, nil
 	}
 	if !sch.Recognizes(r.listGVK) {
@@ -53,7 +57,14 @@ func newResourceState(cfg Resource, sch *runtime.Scheme) (*resourceState, error)
 		return nil, fmt.Errorf("fake: scheme does not know %v; register it or set Unstructured: %w", r.gvk, err)
 	}
 	r.proto = obj
+	r.setFieldLabels()
 	return r, nil
+}
+
+func (r *resourceState) setFieldLabels() {
+	if r.cfg.FieldGetter != nil {
+		r.fieldLabels = r.cfg.FieldGetter(r.proto.DeepCopyObject())
+	}
 }
 
 func (r *resourceState) groupResource() schema.GroupResource { return r.cfg.GVR.GroupResource() }

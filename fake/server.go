@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 )
@@ -164,10 +165,12 @@ func (s *Server) resource(gvr schema.GroupVersionResource) (*resourceState, erro
 
 func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
+// parseRV parses a resource version; its error reads like kube-apiserver's
+// ("resourceVersion: Invalid value: ...").
 func parseRV(s string) (uint64, error) {
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("fake: invalid resource version %q: %w", s, err)
+		return 0, field.Invalid(field.NewPath("resourceVersion"), s, err.Error())
 	}
 	return rv, nil
 }

@@ -172,7 +172,8 @@ func TestWatchOptionValidation(t *testing.T) {
 			t.Errorf("%s: %v; want Invalid", name, err)
 		}
 	}
-	if _, err := lw.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "abc"}); !apierrors.IsBadRequest(err) {
-		t.Errorf("bad RV: %v; want BadRequest", err)
+	_, err := lw.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "abc"})
+	if st, ok := err.(apierrors.APIStatus); !ok || st.Status().Code != 500 {
+		t.Errorf("bad RV: %v; want the bare 500 kube-apiserver sends", err)
 	}
 }

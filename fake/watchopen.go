@@ -2,7 +2,7 @@ package fake
 
 import (
 	"context"
-	"fmt"
+	"net/http"
 	"sort"
 	"time"
 
@@ -74,7 +74,9 @@ func parseWatchStart(opts metav1.ListOptions) (watchStart, error) {
 	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
-			return st, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", err))
+			// kube-apiserver answers a watch with a bad RV with a bare 500.
+			return st, &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 		}
 		st.rvSet, st.rv = true, rv
 	}
