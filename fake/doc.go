@@ -61,19 +61,25 @@
 // continue tokens, and the event sequences of legacy, resumed, selector and
 // streaming watches.
 //
-// Known differences from kube-apiserver, by design: the history window
-// (Options.HistorySize) is shared by all resources, like etcd's, whereas the
-// watch cache keeps one per resource; a Failure's Times counts calls as the
-// ListerWatcher's caller sees them (client-go's REST client would first
-// retry a 429 itself); there is no admission, defaulting, graceful deletion
-// or finalizers (a real pod delete first sets deletionTimestamp, an extra
-// MODIFIED); Create rejects a set resourceVersion with 400; bookmark timing
-// is a plain interval rather than the watch cache's bucketed schedule; a
-// watch from a compacted RV always gets the watch cache's message, while a
-// real server without its watch cache says "The resourceVersion for the
-// provided watch is too old."; and a real server with its watch cache keeps
-// serving exact lists and continue tokens from cache snapshots after an etcd
-// compaction, where the fake answers 410 as soon as it compacts.
+// Known differences from kube-apiserver, by design:
+//
+//   - The history window (Options.HistorySize) is shared by all resources,
+//     like etcd's; the watch cache keeps one per resource.
+//   - A real server with its watch cache keeps serving exact lists and
+//     continue tokens from cache snapshots after an etcd compaction; the
+//     fake answers 410 as soon as it compacts.
+//   - A watch from a compacted RV always gets the watch cache's message; a
+//     real server without its watch cache says "The resourceVersion for the
+//     provided watch is too old."
+//   - A Failure's Times counts calls as the ListerWatcher's caller sees them,
+//     and errors carrying Retry-After (429, the 504 for a too large RV) come
+//     back at once, where client-go's REST client would first retry them up
+//     to ten times.
+//   - There is no admission, defaulting, graceful deletion or finalizers (a
+//     real pod delete first sets deletionTimestamp: an extra MODIFIED).
+//     Create rejects a set resourceVersion with 400.
+//   - Bookmarks come at a plain interval, not on the watch cache's bucketed
+//     schedule.
 //
 // # Concurrency
 //
