@@ -194,13 +194,11 @@ func runRateLimitedOnce(q cgQueue, keys []string, workers int) int64 {
 // channel).
 func BenchmarkAddAfter100kPending(b *testing.B) {
 	const pending = 100_000
-	rng := rand.New(rand.NewPCG(1, 2))
 	keys := make([]string, 1<<20)
-	delays := make([]time.Duration, len(keys))
 	for i := range keys {
 		keys[i] = "namespace/object-" + strconv.Itoa(i)
-		delays[i] = time.Hour + time.Duration(rng.Int64N(int64(time.Hour)))
 	}
+	delays := benchDelays(len(keys))
 	for _, mode := range []string{"insert", "update"} {
 		for _, impl := range benchImpls {
 			b.Run(mode+"/"+impl.name, func(b *testing.B) {
@@ -227,4 +225,14 @@ func BenchmarkAddAfter100kPending(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchDelays returns n reproducible random delays between one and two hours.
+func benchDelays(n int) []time.Duration {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := make([]time.Duration, n)
+	for i := range d {
+		d[i] = time.Hour + time.Duration(rng.Int64N(int64(time.Hour)))
+	}
+	return d
 }
