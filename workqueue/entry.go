@@ -41,6 +41,8 @@ type entry[T comparable] struct {
 	// dgen identifies the entry's live delay node (see delayNode); it
 	// survives reuse of the slab slot so old nodes stay stale.
 	dgen uint32
+	// tag is q.index.hash(item), kept to find the index slot on release.
+	tag uint32
 	// ringGen identifies the entry's live ring slot; slots with another
 	// generation are stale and skipped.
 	ringGen uint32
@@ -62,32 +64,26 @@ func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
 		idx = int32(len(q.entries) - 1)
 	}
 	e := &q.entries[idx]
-	*e = entry[T]{item: item, heapPos: -1, ringGen: e.ringGen, dgen: e.dgen}
+	*e = entry[T]{item: item, tag: tag, heapPos: -1, ringGen: e.ringGen, dgen: e.dgen}
 	q.index.insertAt(pos, tag, idx)
 	return idx
 }
 
-// lookup returns item's slab index and index slot, if it has an entry; tag
-// is q.index.hash(item).
-func (q *Typed[T]) lookup(item T, tag uint32) (idx int32, pos int, ok bool) {
-	pos, idx, ok = q.index.find(tag, item, q.entries)
-	return idx, pos, ok
+// lookup returns item's slab index, if it has an entry; tag is
+// q.index.hash(item).
+func (q *Typed[T]) lookup(item T, tag uint32) (idx int32, ok bool) {
+	_, idx, ok = q.index.find(tag, item, q.entries)
+	return idx, ok
 }
 
-// release frees the entry when no state bit is left.
+// release frees entry idx when no state bit is left: its index slot is
+// found from the stored tag, without hashing the item again.
 func (q *Typed[T]) release(idx int32) {
-	if q.entries[idx].state != 0 {
+	e := &q.entries[idx]
+	if e.state != 0 {
 		return
 	}
-	item := q.entries[idx].item
-	_, pos, _ := q.lookup(item, q.index.hash(item))
-	q.releaseAt(idx, pos)
-}
-
-// releaseAt frees entry idx, whose index slot is pos; its state must be zero.
-func (q *Typed[T]) releaseAt(idx int32, pos int) {
-	q.index.deleteAt(pos)
-	e := &q.entries[idx]
+	q.index.deleteIdx(e.tag, idx)
 	var zero T
 	e.item = zero // drop references held by T
 	e.ringGen++   // invalidate any stale ring slot

@@ -59,6 +59,17 @@ func (x *itemIndex[T]) insertAt(pos int, tag uint32, idx int32) {
 	}
 }
 
+// deleteIdx removes the slot of slab index idx, whose item hashed to tag.
+func (x *itemIndex[T]) deleteIdx(tag uint32, idx int32) {
+	mask := len(x.slots) - 1
+	want := uint64(tag)<<32 | uint64(uint32(idx+1))
+	pos := int(tag) & mask
+	for x.slots[pos] != want {
+		pos = (pos + 1) & mask
+	}
+	x.deleteAt(pos)
+}
+
 // deleteAt empties slot pos and shifts later members of its cluster back.
 func (x *itemIndex[T]) deleteAt(pos int) {
 	mask := len(x.slots) - 1

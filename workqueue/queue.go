@@ -42,6 +42,10 @@ type Typed[T comparable] struct {
 	queued int
 	// processing counts entries with stProcessing.
 	processing int
+	// inflight lists up to maxInflight entries, each with stProcessing and
+	// at most once, so that Done usually finds its item by comparison
+	// instead of hashing.
+	inflight []int32
 	// seq is the last enqueue sequence number handed out.
 	seq uint64
 	// timed turns on at the first non-zero priority: from then on every
@@ -150,6 +154,9 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 	e := &q.entries[idx]
 	e.state = e.state&^stQueued | stProcessing
 	q.processing++
+	if len(q.inflight) < maxInflight {
+		q.inflight = append(q.inflight, idx)
+	}
 	if q.metrics != nil {
 		q.metrics.get(e.addedAt, &e.startedAt, q.now())
 	}
@@ -162,10 +169,22 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 // again now. Done for an item that is not being processed changes nothing
 // and is reported as MisuseDoneNotProcessing.
 func (q *Typed[T]) Done(item T) {
-	tag := q.index.hash(item)
 	q.mu.Lock()
-	idx, pos, ok := q.lookup(item, tag)
-	if !ok || q.entries[idx].state&stProcessing == 0 {
+	idx, ok := q.takeInflight(item)
+	if !ok {
+		// Not among the recent hand-outs: hash and look it up.
+		q.mu.Unlock()
+		tag := q.index.hash(item)
+		q.mu.Lock()
+		idx, ok = q.lookup(item, tag)
+		if ok && q.entries[idx].state&stProcessing == 0 {
+			ok = false
+		}
+		if ok {
+			q.unlistInflight(idx) // Get may have listed it meanwhile
+		}
+	}
+	if !ok {
 		q.mu.Unlock()
 		q.reportMisuse(MisuseDoneNotProcessing, item)
 		return
@@ -179,8 +198,8 @@ func (q *Typed[T]) Done(item T) {
 	if e.state&stDirty != 0 {
 		e.state &^= stDirty
 		q.enqueueLocked(idx, e.priority)
-	} else if e.state == 0 {
-		q.releaseAt(idx, pos)
+	} else {
+		q.release(idx)
 	}
 	if q.processing == 0 && q.drain {
 		q.idle.Broadcast()

@@ -208,3 +208,35 @@ func TestNilContextAndZeroOptions(t *testing.T) {
 		t.Fatalf("aging = %v, want the default", time.Duration(q.aging))
 	}
 }
+
+// TestManyInFlightBeyondTheDoneShortcut holds more items than the inflight
+// list tracks and finishes them in scrambled order, with misuse in between.
+func TestManyInFlightBeyondTheDoneShortcut(t *testing.T) {
+	q := newTestQueue(t, Options[int]{})
+	const n = 3 * maxInflight
+	for i := range n {
+		q.Add(i)
+	}
+	var got []int
+	for range n {
+		item, _ := q.Get()
+		got = append(got, item)
+	}
+	q.Add(5) // in flight: becomes dirty
+	rng := rand.New(rand.NewPCG(1, 1))
+	rng.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+	for _, item := range got {
+		q.Done(item)
+		q.Done(item) // misuse: ignored
+	}
+	if q.processing != 0 || len(q.inflight) != 0 || q.Len() != 1 {
+		t.Fatalf("processing=%d inflight=%d Len=%d; want 0 0 1", q.processing, len(q.inflight), q.Len())
+	}
+	if item, _ := q.Get(); item != 5 {
+		t.Fatalf("Get = %d, want 5", item)
+	}
+	q.Done(5)
+	if q.index.n != 0 {
+		t.Fatalf("%d entries left in the index", q.index.n)
+	}
+}

@@ -130,3 +130,35 @@ func agingKey(enqAt int64, prio int32, aging int64) int64 {
 func clampPriority(p int) int32 {
 	return int32(min(max(p, -maxPriority), maxPriority))
 }
+
+// maxInflight bounds the inflight list that Done scans before hashing.
+const maxInflight = 32
+
+// takeInflight finds item among the listed in-flight entries and unlists
+// it. A miss says nothing: the item may be in flight but unlisted.
+func (q *Typed[T]) takeInflight(item T) (int32, bool) {
+	for i := len(q.inflight) - 1; i >= 0; i-- {
+		idx := q.inflight[i]
+		if e := &q.entries[idx]; e.state&stProcessing != 0 && e.item == item {
+			q.unlistAt(i)
+			return idx, true
+		}
+	}
+	return -1, false
+}
+
+// unlistInflight removes idx from the inflight list if it is there.
+func (q *Typed[T]) unlistInflight(idx int32) {
+	for i, x := range q.inflight {
+		if x == idx {
+			q.unlistAt(i)
+			return
+		}
+	}
+}
+
+func (q *Typed[T]) unlistAt(i int) {
+	last := len(q.inflight) - 1
+	q.inflight[i] = q.inflight[last]
+	q.inflight = q.inflight[:last]
+}
