@@ -30,10 +30,21 @@ type listPlan struct {
 	fromContinue bool
 }
 
-// List serves a list of one resource the way kube-apiserver does; see the
-// package documentation for the resourceVersion semantics.
+// list serves a list of one resource the way kube-apiserver does (see the
+// package documentation for the resourceVersion semantics) and records it.
 func (s *Server) list(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
 	s.stats.lists.Add(1)
+	list, err := s.serveList(ctx, gvr, namespace, opts)
+	call := Call{Verb: VerbList, Resource: gvr, Namespace: namespace, Options: opts, Err: err}
+	if err == nil {
+		lm, _ := meta.ListAccessor(list)
+		call.ListResourceVersion = lm.GetResourceVersion()
+	}
+	s.record(ctx, call)
+	return list, err
+}
+
+func (s *Server) serveList(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
 	s.mu.Lock()
 	injected, _ := s.injectedLocked(VerbList, gvr, namespace)
 	s.mu.Unlock()

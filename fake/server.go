@@ -26,6 +26,10 @@ type Server struct {
 
 	// stats counts calls and notable outcomes; atomics.
 	stats counters
+	// callsMu guards calls, the log of List/Watch requests (at most
+	// maxCalls, oldest first). Never held with mu.
+	callsMu sync.Mutex
+	calls   []Call
 
 	// mu guards everything below and the contents of every resourceState.
 	// Lock order: mu before any watcher's mu.

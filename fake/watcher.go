@@ -159,7 +159,7 @@ func (w *watcher) queueBookmark() {
 func (w *watcher) next(now time.Time) (watch.Event, time.Duration, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stalled {
+	if w.stalled || w.reason != "" { // paused, or ended: deliver nothing more
 		return watch.Event{}, 0, false
 	}
 	if len(w.initial) > 0 {

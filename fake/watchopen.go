@@ -26,47 +26,58 @@ type watchStart struct {
 
 func (s *Server) watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (watch.Interface, error) {
 	s.stats.watches.Add(1)
+	w, err, inStream := s.serveWatch(ctx, gvr, namespace, opts)
+	s.record(ctx, Call{Verb: VerbWatch, Resource: gvr, Namespace: namespace, Options: opts, Err: err, InStream: inStream})
+	switch {
+	case inStream:
+		return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+	case err != nil:
+		return nil, err
+	}
+	return w, nil
+}
+
+// serveWatch opens a watch. An error with inStream set belongs in the
+// stream, as an ERROR event on an accepted watch.
+func (s *Server) serveWatch(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (w *watcher, err error, inStream bool) {
 	s.mu.Lock()
-	err, inStream := s.injectedLocked(VerbWatch, gvr, namespace)
+	err, inStream = s.injectedLocked(VerbWatch, gvr, namespace)
 	s.mu.Unlock()
 	if err != nil {
-		if inStream {
-			return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
-		}
-		return nil, err
+		return nil, err, inStream
 	}
 	r, err := s.resource(gvr)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	if err := validateOptions(opts, true); err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	pred, err := newPredicate(r, namespace, opts)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	start, err := parseWatchStart(opts)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	if start.sendInitial {
 		s.stats.streamingWatches.Add(1)
 	}
 	if start.sendInitial && start.rvSet {
 		if err := s.waitFresh(ctx, start.rv); err != nil {
-			return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+			return nil, err, true
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, err := s.openLocked(ctx, pred, start, opts)
+	w, err = s.openLocked(ctx, pred, start, opts)
 	if err != nil {
-		return newErrWatcher(watch.Event{Type: watch.Error, Object: statusOf(err)}), nil
+		return nil, err, true
 	}
 	s.watchers[w] = struct{}{}
 	go w.run()
-	return w, nil
+	return w, nil, false
 }
 
 func parseWatchStart(opts metav1.ListOptions) (watchStart, error) {
