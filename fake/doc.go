@@ -100,7 +100,9 @@
 // testing/synctest the default real clock is virtual, so
 // synctest.Wait() after a write makes every watch's delivery observable
 // deterministically; a fake clock from k8s.io/utils/clock/testing works too.
-// Server.Stats counts calls, faults and slow-watch closes. NewTestServer
+// Server.Stats counts calls, faults and slow-watch closes; Server.Calls logs
+// every List and Watch with its options and outcome, so a test can assert
+// the exact request sequence a client issued. NewTestServer
 // fails the test on bad options and closes leftover watches at cleanup, so
 // goleak stays quiet.
 package fake
