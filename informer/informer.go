@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,6 +54,8 @@ type Informer[T store.Object] struct {
 	// initialDone is set once the first list has been fully processed;
 	// synced is closed at the same moment.
 	initialDone bool
+	// initialDoneFast mirrors initialDone for lock-free checks.
+	initialDoneFast atomic.Bool
 	synced      chan struct{}
 	log         logr.Logger
 }
@@ -82,7 +85,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
 		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, Transform: opts.Transform, InOrder: opts.InOrder,
 	})
-	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv}
+	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, replaced: inf.checkInitialDone}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
@@ -160,16 +163,24 @@ func (inf *Informer[T]) popLoop(ctx context.Context) {
 			inf.log.Error(err, "processing a change failed")
 		}
 		inf.sink.drained()
-		if !inf.initialDone && inf.fifo.HasSynced() {
-			inf.markInitialDone()
-		}
+		inf.checkInitialDone()
 	}
 }
 
-func (inf *Informer[T]) markInitialDone() {
+// checkInitialDone marks the initial list done once the FIFO says so. It is
+// called after every pop and after every Replace, since an empty first list
+// leaves nothing to pop.
+func (inf *Informer[T]) checkInitialDone() {
+	if inf.initialDoneFast.Load() || !inf.fifo.HasSynced() {
+		return
+	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
+	if inf.initialDone {
+		return
+	}
 	inf.initialDone = true
+	inf.initialDoneFast.Store(true)
 	close(inf.synced)
 	for _, r := range inf.handlers {
 		r.l.markInitial()

@@ -290,3 +290,21 @@ func TestInformerSlowHandlerDelaysNobody(t *testing.T) {
 		close(gate)
 	})
 }
+
+// An empty first list syncs too (nothing to pop must not mean never synced).
+func TestInformerEmptyInitialList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, Options[*corev1.ConfigMap]{})
+		reg, _ := e.inf.AddHandler(&cmEvents{}, HandlerOptions{})
+		e.run(t)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if err := e.inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !reg.HasSynced() {
+			t.Fatal("registration not synced on an empty list")
+		}
+	})
+}

@@ -18,6 +18,8 @@ type sink[T store.Object] struct {
 	// bookmark. It is raised only after the write it belongs to is queued.
 	queued atomic.Uint64
 	rv     *rvWatermark
+	// replaced is called after every successful Replace.
+	replaced func()
 }
 
 func (s *sink[T]) Add(obj T) error    { return s.after(obj.GetResourceVersion(), s.fifo.Add(obj)) }
@@ -25,7 +27,12 @@ func (s *sink[T]) Update(obj T) error { return s.after(obj.GetResourceVersion(),
 func (s *sink[T]) Delete(obj T) error { return s.after(obj.GetResourceVersion(), s.fifo.Delete(obj)) }
 
 func (s *sink[T]) Replace(items []T, rv string) error {
-	return s.after(rv, s.fifo.Replace(items, rv))
+	err := s.after(rv, s.fifo.Replace(items, rv))
+	if err == nil {
+		s.replaced()
+		s.drained()
+	}
+	return err
 }
 
 // UpdateResourceVersion records a bookmark: nothing changes, but everything
