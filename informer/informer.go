@@ -56,8 +56,8 @@ type Informer[T store.Object] struct {
 	initialDone bool
 	// initialDoneFast mirrors initialDone for lock-free checks.
 	initialDoneFast atomic.Bool
-	synced      chan struct{}
-	log         logr.Logger
+	synced          chan struct{}
+	log             logr.Logger
 }
 
 // ErrStopped is returned when adding a handler to an informer that has stopped.
