@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,5 +77,29 @@ func TestLWOptionsSelectorsApplyToCallsAndConverged(t *testing.T) {
 	}
 	if err := ConvergedKeys(srv, lwo, map[string]string{"ns/c": "3"}); err != nil {
 		t.Errorf("ConvergedKeys with selector: %v", err)
+	}
+}
+
+func TestChurnRunKeepsItsRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newTestServer(t, Options{})
+		c, err := NewChurn(srv, ChurnOptions{Resource: podsGVR, Seed: 3, Rate: 20})
+		mustNoErr(t, err)
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second+time.Millisecond)
+		defer cancel()
+		mustNoErr(t, c.Run(ctx))
+		if got := srv.Stats().Events; got != 40 {
+			t.Errorf("%d writes in 2s at 20/s; want 40", got)
+		}
+	})
+}
+
+func TestNewChurnRejectsBadOptions(t *testing.T) {
+	srv := newTestServer(t, Options{})
+	if _, err := NewChurn(srv, ChurnOptions{Resource: GVR{Version: "v1", Resource: "nodes"}}); err == nil {
+		t.Errorf("unserved resource accepted")
+	}
+	if _, err := NewChurn(srv, ChurnOptions{Resource: podsGVR, Rate: -1}); err == nil {
+		t.Errorf("negative rate accepted")
 	}
 }
