@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -122,3 +123,5 @@ func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
 	t.Cleanup(cancel)
 	return ctx, cancel
 }
+
+func encodeContinueRaw(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
