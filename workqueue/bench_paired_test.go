@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -88,16 +89,20 @@ func BenchmarkAddAfter100kPendingPaired(b *testing.B) {
 	delays := benchDelays(len(keys))
 	for _, mode := range []string{"insert", "update"} {
 		b.Run(mode, func(b *testing.B) {
-			queues := make([]cgQueue, 0, 2)
+			var last cgQueue
 			setup := func(impl int) cgQueue {
-				q := benchImpls[impl].new()
-				for j := range pending {
-					q.AddAfter(keys[j], delays[j])
+				if last != nil {
+					last.ShutDown()
 				}
-				queues = append(queues, q)
-				return q
+				runtime.GC() // both start from a clean heap
+				last = benchImpls[impl].new()
+				for j := range pending {
+					last.AddAfter(keys[j], delays[j])
+				}
+				return last
 			}
-			// Queues are built before the timed part of each pair.
+			// Queues are built (and the previous one shut down) before
+			// the timed part of each run.
 			pairedRunWithSetup(b, "AddAfter", ops, setup, func(q cgQueue) {
 				for j := range ops {
 					if mode == "insert" {
@@ -111,15 +116,12 @@ func BenchmarkAddAfter100kPendingPaired(b *testing.B) {
 					b.Fatalf("Get = %q, want sentinel", item)
 				}
 			})
-			for _, q := range queues {
-				q.ShutDown()
-			}
+			last.ShutDown()
 		})
 	}
 }
 
-// pairedRunWithSetup is pairedRun with an untimed setup per run; queues
-// are shut down by the caller after all pairs.
+// pairedRunWithSetup is pairedRun with an untimed setup per run.
 func pairedRunWithSetup(b *testing.B, unit string, work float64, setup func(impl int) cgQueue, run func(cgQueue)) {
 	var prepared [2]cgQueue
 	pairedRun(b, unit, work, func(impl int) int64 {

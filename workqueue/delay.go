@@ -54,7 +54,7 @@ func (q *Typed[T]) delayLocked(idx int32, prio int32, d time.Duration) {
 	} else {
 		due += int64(d)
 	}
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	if e.state&stWaiting != 0 {
 		e.delayPriority = max(e.delayPriority, prio)
 		if due >= e.due {
@@ -79,7 +79,7 @@ func (q *Typed[T]) delayLocked(idx int32, prio int32, d time.Duration) {
 
 // liveDelay reports whether n is its entry's current delay node.
 func (q *Typed[T]) liveDelay(n *delayNode) bool {
-	e := &q.entries[n.idx]
+	e := q.slab.at(n.idx)
 	return e.state&stWaiting != 0 && e.dgen == n.gen
 }
 
@@ -148,8 +148,8 @@ func (q *Typed[T]) releaseDue() (wait time.Duration, ok bool) {
 			return time.Duration(n.due - now), true
 		}
 		q.delays.pop()
-		q.entries[n.idx].state &^= stWaiting
-		q.addLocked(n.idx, q.entries[n.idx].delayPriority)
+		q.slab.at(n.idx).state &^= stWaiting
+		q.addLocked(n.idx, q.slab.at(n.idx).delayPriority)
 	}
 	return 0, false
 }

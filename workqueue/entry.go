@@ -14,7 +14,7 @@ const (
 	stWaiting
 )
 
-// entry is the per-item record. Entries live in a slab (Typed.entries) and
+// entry is the per-item record. Entries live in a slab (Typed.slab) and
 // are addressed by index, so the hot paths allocate nothing per item.
 type entry[T comparable] struct {
 	item T
@@ -52,7 +52,7 @@ type entry[T comparable] struct {
 // lookupOrAlloc returns the slab index for item, creating a fresh entry;
 // tag is q.index.hash(item), computed before taking the lock.
 func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
-	pos, idx, ok := q.index.find(tag, item, q.entries)
+	pos, idx, ok := q.index.find(tag, item, &q.slab)
 	if ok {
 		return idx
 	}
@@ -60,10 +60,9 @@ func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
 		idx = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
-		q.entries = append(q.entries, entry[T]{})
-		idx = int32(len(q.entries) - 1)
+		idx = q.slab.grow()
 	}
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	*e = entry[T]{item: item, tag: tag, heapPos: -1, ringGen: e.ringGen, dgen: e.dgen}
 	q.index.insertAt(pos, tag, idx)
 	return idx
@@ -72,14 +71,14 @@ func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
 // lookup returns item's slab index, if it has an entry; tag is
 // q.index.hash(item).
 func (q *Typed[T]) lookup(item T, tag uint32) (idx int32, ok bool) {
-	_, idx, ok = q.index.find(tag, item, q.entries)
+	_, idx, ok = q.index.find(tag, item, &q.slab)
 	return idx, ok
 }
 
 // release frees entry idx when no state bit is left: its index slot is
 // found from the stored tag, without hashing the item again.
 func (q *Typed[T]) release(idx int32) {
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	if e.state != 0 {
 		return
 	}

@@ -5,14 +5,13 @@ package workqueue
 // queued entry's priority can be raised in O(log n).
 type idxHeap[T comparable] struct {
 	a       []int32
-	entries *[]entry[T] // the owning queue's slab
+	entries *slab[T] // the owning queue's slab
 }
 
 func (h *idxHeap[T]) len() int { return len(h.a) }
 
 func (h *idxHeap[T]) less(i, j int) bool {
-	es := *h.entries
-	x, y := &es[h.a[i]], &es[h.a[j]]
+	x, y := h.entries.at(h.a[i]), h.entries.at(h.a[j])
 	if x.key != y.key {
 		return x.key < y.key
 	}
@@ -21,14 +20,13 @@ func (h *idxHeap[T]) less(i, j int) bool {
 
 func (h *idxHeap[T]) swap(i, j int) {
 	h.a[i], h.a[j] = h.a[j], h.a[i]
-	es := *h.entries
-	es[h.a[i]].heapPos = int32(i)
-	es[h.a[j]].heapPos = int32(j)
+	h.entries.at(h.a[i]).heapPos = int32(i)
+	h.entries.at(h.a[j]).heapPos = int32(j)
 }
 
 func (h *idxHeap[T]) push(idx int32) {
 	h.a = append(h.a, idx)
-	(*h.entries)[idx].heapPos = int32(len(h.a) - 1)
+	h.entries.at(idx).heapPos = int32(len(h.a) - 1)
 	h.up(len(h.a) - 1)
 }
 
@@ -43,7 +41,7 @@ func (h *idxHeap[T]) pop() int32 {
 	if last > 0 {
 		h.down(0)
 	}
-	(*h.entries)[top].heapPos = -1
+	h.entries.at(top).heapPos = -1
 	if cap(h.a) > 1024 && len(h.a) < cap(h.a)/8 {
 		h.a = append(make([]int32, 0, cap(h.a)/2), h.a...)
 	}

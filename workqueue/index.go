@@ -34,7 +34,7 @@ func (x *itemIndex[T]) hash(item T) uint32 {
 
 // find returns the slot holding item (found), or the empty slot where it
 // would be inserted.
-func (x *itemIndex[T]) find(tag uint32, item T, entries []entry[T]) (pos int, idx int32, found bool) {
+func (x *itemIndex[T]) find(tag uint32, item T, entries *slab[T]) (pos int, idx int32, found bool) {
 	mask := len(x.slots) - 1
 	for pos = int(tag) & mask; ; pos = (pos + 1) & mask {
 		s := x.slots[pos]
@@ -43,7 +43,7 @@ func (x *itemIndex[T]) find(tag uint32, item T, entries []entry[T]) (pos int, id
 		}
 		if uint32(s>>32) == tag {
 			idx = int32(uint32(s)) - 1
-			if entries[idx].item == item {
+			if entries.at(idx).item == item {
 				return pos, idx, true
 			}
 		}

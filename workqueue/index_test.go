@@ -10,7 +10,7 @@ import (
 // shrinking.
 func TestItemIndexMatchesMap(t *testing.T) {
 	x := newItemIndex[int]()
-	var entries []entry[int]
+	var entries slab[int]
 	ref := map[int]int32{}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 40 {
@@ -18,7 +18,7 @@ func TestItemIndexMatchesMap(t *testing.T) {
 		for range 2000 {
 			k := rng.IntN(keySpace)
 			tag := x.hash(k)
-			pos, idx, found := x.find(tag, k, entries)
+			pos, idx, found := x.find(tag, k, &entries)
 			want, inRef := ref[k]
 			if found != inRef || (found && idx != want) {
 				t.Fatalf("round %d key %d: find = %d,%v; map = %d,%v", round, k, idx, found, want, inRef)
@@ -27,14 +27,15 @@ func TestItemIndexMatchesMap(t *testing.T) {
 				x.deleteAt(pos)
 				delete(ref, k)
 			} else if !found {
-				entries = append(entries, entry[int]{item: k})
-				x.insertAt(pos, tag, int32(len(entries)-1))
-				ref[k] = int32(len(entries) - 1)
+				idx := entries.grow()
+				entries.at(idx).item = k
+				x.insertAt(pos, tag, idx)
+				ref[k] = idx
 			}
 		}
 		if round%10 == 9 { // empty it to exercise shrinking
 			for k := range ref {
-				pos, _, _ := x.find(x.hash(k), k, entries)
+				pos, _, _ := x.find(x.hash(k), k, &entries)
 				x.deleteAt(pos)
 				delete(ref, k)
 			}
@@ -46,7 +47,7 @@ func TestItemIndexMatchesMap(t *testing.T) {
 			t.Fatalf("n = %d, map has %d", x.n, len(ref))
 		}
 		for k, want := range ref {
-			if _, idx, ok := x.find(x.hash(k), k, entries); !ok || idx != want {
+			if _, idx, ok := x.find(x.hash(k), k, &entries); !ok || idx != want {
 				t.Fatalf("round %d: key %d lost (got %d,%v)", round, k, idx, ok)
 			}
 		}

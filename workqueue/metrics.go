@@ -93,8 +93,8 @@ func (q *Typed[T]) updateUnfinishedWork() {
 	}
 	now := q.now()
 	var total, longest int64
-	for i := range q.entries {
-		e := &q.entries[i]
+	for i := range q.slab.n {
+		e := q.slab.at(i)
 		if e.state&stProcessing == 0 {
 			continue
 		}

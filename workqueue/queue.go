@@ -25,9 +25,9 @@ type Typed[T comparable] struct {
 
 	// index maps every item with a non-zero entry state to its slab index.
 	index itemIndex[T]
-	// entries is the slab; free lists its unused indices (state zero).
-	entries []entry[T]
-	free    []int32
+	// slab holds the entries; free lists its unused indices (state zero).
+	slab slab[T]
+	free []int32
 
 	// fifo holds queued priority-zero items in key order, plus stale slots
 	// (see ringSlot); fifoLive counts the live ones.
@@ -100,7 +100,7 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 	}
 	q.ready = sync.NewCond(&q.mu)
 	q.idle = sync.NewCond(&q.mu)
-	q.prio = idxHeap[T]{entries: &q.entries}
+	q.prio = idxHeap[T]{entries: &q.slab}
 	if opts.Name != "" && opts.MetricsProvider != nil {
 		q.metrics = newQueueMetrics(opts.MetricsProvider, opts.Name)
 		q.wg.Add(1)
@@ -151,7 +151,7 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 		return item, true
 	}
 	idx := q.popReady()
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	e.state = e.state&^stQueued | stProcessing
 	q.processing++
 	if len(q.inflight) < maxInflight {
@@ -177,7 +177,7 @@ func (q *Typed[T]) Done(item T) {
 		tag := q.index.hash(item)
 		q.mu.Lock()
 		idx, ok = q.lookup(item, tag)
-		if ok && q.entries[idx].state&stProcessing == 0 {
+		if ok && q.slab.at(idx).state&stProcessing == 0 {
 			ok = false
 		}
 		if ok {
@@ -189,7 +189,7 @@ func (q *Typed[T]) Done(item T) {
 		q.reportMisuse(MisuseDoneNotProcessing, item)
 		return
 	}
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	if q.metrics != nil {
 		q.metrics.done(e.startedAt, q.now())
 	}

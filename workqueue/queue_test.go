@@ -168,8 +168,8 @@ func TestEntriesAreRecycled(t *testing.T) {
 			q.Done(k)
 		}
 	}
-	if q.index.n != 0 || len(q.entries) != 3 || len(q.free) != 3 {
-		t.Fatalf("index=%d entries=%d free=%d, want 0 3 3", q.index.n, len(q.entries), len(q.free))
+	if q.index.n != 0 || q.slab.n != 3 || len(q.free) != 3 {
+		t.Fatalf("index=%d entries=%d free=%d, want 0 3 3", q.index.n, q.slab.n, len(q.free))
 	}
 }
 

@@ -6,7 +6,7 @@ import "math"
 // a queued entry only keeps the higher priority, a processing entry becomes
 // dirty, anything else is queued.
 func (q *Typed[T]) addLocked(idx int32, prio int32) {
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	switch {
 	case e.state&stQueued != 0:
 		q.raiseLocked(idx, prio)
@@ -33,7 +33,7 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 	if prio != 0 {
 		q.timed = true
 	}
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	e.state |= stQueued
 	e.priority = prio
 	q.seq++
@@ -56,7 +56,7 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 // raiseLocked raises the priority of queued entry idx to prio if higher,
 // moving it from the FIFO ring to the priority heap when needed.
 func (q *Typed[T]) raiseLocked(idx int32, prio int32) {
-	e := &q.entries[idx]
+	e := q.slab.at(idx)
 	if prio <= e.priority {
 		return
 	}
@@ -76,7 +76,7 @@ func (q *Typed[T]) raiseLocked(idx int32, prio int32) {
 func (q *Typed[T]) popReady() int32 {
 	for q.fifo.n > 0 {
 		s := q.fifo.peek()
-		if q.entries[s.idx].ringGen == s.gen {
+		if q.slab.at(s.idx).ringGen == s.gen {
 			break
 		}
 		q.fifo.drop() // stale: the entry moved to the heap or was freed
@@ -95,7 +95,7 @@ func (q *Typed[T]) popReady() int32 {
 
 // heapFirst reports whether the heap's top goes before ring entry idx.
 func (q *Typed[T]) heapFirst(idx int32) bool {
-	r, h := &q.entries[idx], &q.entries[q.prio.a[0]]
+	r, h := q.slab.at(idx), q.slab.at(q.prio.a[0])
 	if h.key != r.key {
 		return h.key < r.key
 	}
@@ -139,7 +139,7 @@ const maxInflight = 32
 func (q *Typed[T]) takeInflight(item T) (int32, bool) {
 	for i := len(q.inflight) - 1; i >= 0; i-- {
 		idx := q.inflight[i]
-		if e := &q.entries[idx]; e.state&stProcessing != 0 && e.item == item {
+		if e := q.slab.at(idx); e.state&stProcessing != 0 && e.item == item {
 			q.unlistAt(i)
 			return idx, true
 		}

@@ -42,7 +42,7 @@ func (q *Typed[T]) shutDownLocked() {
 	q.delays = delayHeap{}
 	for i := range nodes {
 		if q.liveDelay(&nodes[i]) {
-			q.entries[nodes[i].idx].state &^= stWaiting
+			q.slab.at(nodes[i].idx).state &^= stWaiting
 			q.release(nodes[i].idx)
 		}
 	}
