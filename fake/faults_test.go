@@ -204,5 +204,8 @@ func TestSlowClientIsClosedNotBlocking(t *testing.T) {
 		if !closed || len(got) > 3 {
 			t.Errorf("got %q closed=%v; want a closed watch with at most 3 events", got, closed)
 		}
+		if n := srv.Stats().SlowWatchesClosed; n != 1 {
+			t.Errorf("SlowWatchesClosed = %d; want 1", n)
+		}
 	})
 }

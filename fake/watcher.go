@@ -127,6 +127,9 @@ func (w *watcher) offerLocked(ev event) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.reason != "" {
+		return // ended; run is unregistering it
+	}
 	if len(w.pending) >= w.bufferSize {
 		w.srv.stats.slowWatchesClosed.Add(1)
 		w.endLocked("client too slow: watch buffer full")
