@@ -160,14 +160,13 @@ func (s *Server) setStalled(gvr schema.GroupVersionResource, stalled bool) {
 
 // CloseWatches closes the open watches of gvr (zero: all) cleanly, as a
 // server-side timeout or a restarting apiserver would. It returns how many
-// it closed.
+// running watches it closed.
 func (s *Server) CloseWatches(gvr schema.GroupVersionResource) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for w := range s.watchers {
-		if gvr.Empty() || w.pred.res.cfg.GVR == gvr {
-			w.end("closed by CloseWatches")
+		if (gvr.Empty() || w.pred.res.cfg.GVR == gvr) && w.end("closed by CloseWatches") {
 			n++
 		}
 	}

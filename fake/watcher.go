@@ -94,10 +94,13 @@ func (w *watcher) ResultChan() <-chan watch.Event { return w.out }
 // closed shortly after, once the delivery goroutine notices.
 func (w *watcher) Stop() { w.end("stopped by client") }
 
-func (w *watcher) end(reason string) {
+// end ends the watch and reports whether it was still running.
+func (w *watcher) end(reason string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	running := w.reason == ""
 	w.endLocked(reason)
+	return running
 }
 
 // endLocked ends the watch; the first reason wins. Called with mu held.
