@@ -78,9 +78,11 @@
 // triggered by cancelling New's context) stops both and waits for them;
 // ShutDownWithDrain additionally waits until every handed-out item is Done.
 //
-// Memory: per-item state lives in a slab found through an open-addressing
-// index (one hash per call, computed outside the lock; no tombstones), so an
-// item costs no allocation once the slab has grown. The index, the FIFO ring
+// Memory: per-item state lives in a slab of fixed-size chunks (growing it
+// never copies entries), found through an open-addressing index (one hash
+// per call, computed outside the lock; no tombstones), so an item costs no
+// allocation once the slab has grown. Done finds recently handed-out items
+// without hashing. The index, the FIFO ring
 // and the heaps shrink again after a burst (amortised, without thrashing
 // when a queue empties and refills); the slab keeps its peak length, with
 // freed entries zeroed so they hold no references.

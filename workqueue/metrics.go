@@ -83,8 +83,10 @@ func (q *Typed[T]) unfinishedWorkLoop() {
 	}
 }
 
-// updateUnfinishedWork scans the slab for entries being processed: O(slab)
-// every unfinishedWorkPeriod, and only when metrics are enabled.
+// updateUnfinishedWork sums the ages of the items being processed. It
+// reads the inflight list when that lists them all (the usual case), and
+// otherwise scans the slab: O(slab) every unfinishedWorkPeriod, only when
+// metrics are enabled.
 func (q *Typed[T]) updateUnfinishedWork() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -93,14 +95,21 @@ func (q *Typed[T]) updateUnfinishedWork() {
 	}
 	now := q.now()
 	var total, longest int64
-	for i := range q.slab.n {
-		e := q.slab.at(i)
-		if e.state&stProcessing == 0 {
-			continue
-		}
+	visit := func(e *entry[T]) {
 		age := now - e.startedAt
 		total += age
 		longest = max(longest, age)
+	}
+	if len(q.inflight) == q.processing {
+		for _, idx := range q.inflight {
+			visit(q.slab.at(idx))
+		}
+	} else {
+		for i := range q.slab.n {
+			if e := q.slab.at(i); e.state&stProcessing != 0 {
+				visit(e)
+			}
+		}
 	}
 	q.metrics.unfinishedWork.Set(seconds(total))
 	q.metrics.longestRunningProcessor.Set(seconds(longest))

@@ -177,3 +177,25 @@ func (discardProvider) NewLongestRunningProcessorSecondsMetric(string) SettableG
 	return discardMetric{}
 }
 func (discardProvider) NewRetriesMetric(string) CounterMetric { return discardMetric{} }
+
+// TestUnfinishedWorkBeyondInflightList covers the slab scan used when more
+// items are in flight than the inflight list tracks.
+func TestUnfinishedWorkBeyondInflightList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakeProvider{}
+		q := newTestQueue(t, Options[int]{Name: "many", MetricsProvider: p})
+		for i := range maxInflight + 8 {
+			q.Add(i)
+		}
+		for range maxInflight + 8 {
+			q.Get()
+		}
+		time.Sleep(time.Second) // two refreshes, the last one second after the Gets
+		synctest.Wait()
+		expectValue(t, "unfinished work", &p.unfinished, float64(maxInflight+8))
+		expectValue(t, "longest running", &p.longest, 1)
+		for i := range maxInflight + 8 {
+			q.Done(i)
+		}
+	})
+}
