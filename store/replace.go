@@ -52,7 +52,8 @@ type ReplaceSession[T Object] struct {
 	gen uint32
 }
 
-// Upsert stores obj as part of the session.
+// Upsert stores obj as part of the session. It does not record obj's
+// resource version: Commit records the list's.
 func (r *ReplaceSession[T]) Upsert(obj T) error {
 	key, err := r.s.key(obj)
 	if err != nil {
