@@ -140,3 +140,45 @@ func TestConcurrentReplaceSessions(t *testing.T) {
 		t.Fatalf("after final Replace: %v", keys)
 	}
 }
+
+// TestReplaceIsAtomicForReaders alternates Replace between two contents
+// while readers list: every List must be entirely one content or the other.
+func TestReplaceIsAtomicForReaders(t *testing.T) {
+	s := newPodStore(t)
+	r := s.Reader()
+	contents := [2][]*corev1.Pod{}
+	for i := range 40 {
+		contents[0] = append(contents[0], pod("ns", "p"+strconv.Itoa(i), "blue", nil))
+		contents[1] = append(contents[1], pod("ns", "p"+strconv.Itoa(i+20), "green", nil))
+	}
+	if err := s.Replace(contents[0], "0"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				list := r.List()
+				for _, p := range list {
+					if p.Spec.NodeName != list[0].Spec.NodeName || len(list) != 40 {
+						t.Errorf("List saw a mix: %d objects, %s and %s", len(list), p.Spec.NodeName, list[0].Spec.NodeName)
+						return
+					}
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		if err := s.Replace(contents[i%2], strconv.Itoa(i)); err != nil {
+			t.Error(err)
+		}
+	}
+	close(done)
+	readers.Wait()
+}

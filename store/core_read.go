@@ -178,7 +178,7 @@ func (c *core[T]) matching(name string, obj T) ([]T, error) {
 	}
 	vals, err := ix.fn(nil, obj)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: index %q: %w", ErrIndexFunc, name, err)
 	}
 	if len(vals) == 1 {
 		out := []T{}
