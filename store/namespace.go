@@ -13,7 +13,9 @@ func (r Reader[T]) Namespace(ns string) NamespaceReader[T] {
 // NamespaceReader reads the objects of one namespace. It is a small value,
 // safe for concurrent use.
 type NamespaceReader[T Object] struct {
-	r  Reader[T]
+	// r is the store-wide reader this one narrows.
+	r Reader[T]
+	// ns is the namespace; "" means every namespace.
 	ns string
 }
 
