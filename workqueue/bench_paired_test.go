@@ -16,7 +16,7 @@ import (
 // sub-benchmarks, whose runs are seconds apart; CPU time also discounts
 // time lost to other processes.
 
-const pairsPerIteration = 5
+const pairsPerIteration = 3
 
 // pairedSample is one implementation's cost in one pair.
 type pairedSample struct{ wall, cpu time.Duration }

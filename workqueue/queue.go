@@ -19,6 +19,8 @@ type Typed[T comparable] struct {
 	// ready is signalled once per queued item and broadcast at shutdown;
 	// Get waits on it.
 	ready *sync.Cond
+	// getters counts Gets waiting on ready; Signal is skipped when zero.
+	getters int
 	// idle is broadcast when processing drops to zero or drain is cancelled;
 	// ShutDownWithDrain waits on it.
 	idle *sync.Cond
@@ -144,7 +146,9 @@ func (q *Typed[T]) Len() int {
 func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
 	for q.queued == 0 && !q.shuttingDown {
+		q.getters++
 		q.ready.Wait()
+		q.getters--
 	}
 	if q.queued == 0 {
 		q.mu.Unlock()

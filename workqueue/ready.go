@@ -50,7 +50,9 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 		q.prio.push(idx)
 	}
 	q.queued++
-	q.ready.Signal()
+	if q.getters > 0 {
+		q.ready.Signal()
+	}
 }
 
 // raiseLocked raises the priority of queued entry idx to prio if higher,
