@@ -76,6 +76,7 @@ func registerSpecs(v variant) {
 	bookmarkSpecs(v, e)
 	selectorSpecs(v, e)
 	errorSpecs(v, e)
+	writeSpecs(v, e)
 }
 
 // mustRealCluster wraps srv; compaction > 0 lets Compact wait that long.

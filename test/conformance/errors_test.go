@@ -99,6 +99,26 @@ func invalidOptionSpecs(v variant, e *env) {
 				{Type: metav1.CauseType(field.ErrorTypeForbidden), Message: msg, Field: "resourceVersionMatch"}}}})
 	})
 
+	v.it("resourceVersionMatch on a watch without sendInitialEvents is 422 Invalid", func(ctx SpecContext) {
+		_, err := e.c.WatchConfigMaps(ctx, e.ns, metav1.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+		forbidden := "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"
+		unsupported := `Unsupported value: "Exact": supported values: "NotOlderThan"`
+		expectStatus(err, metav1.Status{Code: 422, Reason: metav1.StatusReasonInvalid,
+			Message: `ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: ` + forbidden + `, resourceVersionMatch: ` + unsupported + `]`,
+			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "ListOptions", Causes: []metav1.StatusCause{
+				{Type: metav1.CauseType(field.ErrorTypeForbidden), Message: forbidden, Field: "resourceVersionMatch"},
+				{Type: metav1.CauseType(field.ErrorTypeNotSupported), Message: unsupported, Field: "resourceVersionMatch"}}}})
+	})
+
+	v.it(`resourceVersionMatch=Exact with resourceVersion "0" is 422 Invalid`, func(ctx SpecContext) {
+		_, err := e.c.ListConfigMaps(ctx, e.ns, metav1.ListOptions{ResourceVersion: "0", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+		msg := `Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`
+		expectStatus(err, metav1.Status{Code: 422, Reason: metav1.StatusReasonInvalid,
+			Message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: ` + msg,
+			Details: &metav1.StatusDetails{Group: "meta.k8s.io", Kind: "ListOptions", Causes: []metav1.StatusCause{
+				{Type: metav1.CauseType(field.ErrorTypeForbidden), Message: msg, Field: "resourceVersionMatch"}}}})
+	})
+
 	v.it("a resourceVersion that is not a number is 400 BadRequest", func(ctx SpecContext) {
 		_, err := e.c.ListConfigMaps(ctx, e.ns, metav1.ListOptions{ResourceVersion: "abc"})
 		expectStatus(err, metav1.Status{Code: 400, Reason: metav1.StatusReasonBadRequest,

@@ -41,6 +41,31 @@ func paginationSpecs(v variant, e *env) {
 			Expect(p3.RemainingItemCount).To(BeNil())
 		})
 
+		v.it("NotOlderThan N with a limit pages the latest state", func(ctx SpecContext) {
+			e.update(ctx, e.get(ctx, "a"), nil, map[string]string{"k": "v"})
+			latest := e.list(ctx, metav1.ListOptions{})
+			p1 := e.list(ctx, metav1.ListOptions{ResourceVersion: rvs[0], ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Limit: 2})
+			Expect(items(p1)).To(Equal(items(latest)[:2]))
+			Expect(rv(p1.ResourceVersion)).To(BeNumerically(">=", rv(latest.Items[0].ResourceVersion)))
+			Expect(p1.RemainingItemCount).To(HaveValue(BeEquivalentTo(3)))
+		})
+
+		v.it("continuing an Exact N list keeps reading at N", func(ctx SpecContext) {
+			e.remove(ctx, "a")
+			p1 := e.list(ctx, metav1.ListOptions{ResourceVersion: rvs[3], ResourceVersionMatch: metav1.ResourceVersionMatchExact, Limit: 2})
+			Expect(items(p1)).To(Equal([]string{"a@" + rvs[1], "b@" + rvs[3]}))
+			p2 := e.list(ctx, metav1.ListOptions{Limit: 2, Continue: p1.Continue})
+			Expect(items(p2)).To(Equal([]string{"c@" + rvs[0], "e@" + rvs[2]}))
+			Expect(p2.ResourceVersion).To(Equal(rvs[3]))
+			Expect(p2.Continue).To(BeEmpty())
+		})
+
+		v.it("a negative limit is ignored", func(ctx SpecContext) {
+			l := e.list(ctx, metav1.ListOptions{Limit: -1})
+			Expect(items(l)).To(HaveLen(5))
+			Expect(l.Continue).To(BeEmpty())
+		})
+
 		v.it("a page that ends exactly at the last item has no continue token", func(ctx SpecContext) {
 			l := e.list(ctx, metav1.ListOptions{Limit: 5})
 			Expect(items(l)).To(HaveLen(5))

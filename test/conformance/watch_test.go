@@ -45,6 +45,20 @@ func watchSpecs(v variant, e *env) {
 			Expect(nextDescribed(w, 1)).To(Equal([]string{"ADDED " + at(live)}))
 		})
 
+		v.it("from a future resourceVersion delivers only the events after it", func(ctx SpecContext) {
+			future := rv(e.list(ctx, metav1.ListOptions{}).ResourceVersion) + 2
+			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: strconv.FormatUint(future, 10)})
+			var want []string
+			for _, name := range []string{"f", "g", "h", "i"} {
+				// Other writers on a shared server may take some of the RVs.
+				if cm := e.create(ctx, name, nil); rv(cm.ResourceVersion) > future {
+					want = append(want, "ADDED "+at(cm))
+				}
+			}
+			Expect(want).NotTo(BeEmpty())
+			Expect(nextDescribed(w, len(want))).To(Equal(want))
+		})
+
 		for _, start := range []string{"", "0"} {
 			v.it(`from resourceVersion "`+start+`" opens with a synthetic ADDED per object in key order, then live events`, func(ctx SpecContext) {
 				e.waitCacheHas(ctx, "d@"+rvs[4])
