@@ -53,16 +53,17 @@
 // waited is worth one priority level. Precisely, a ready item enqueued at
 // time t with priority p has the key t − p×AgingInterval, and Get hands
 // out the smallest key (ties first-in first-out). Consequently an item
-// (t, p) goes before every item added after t + (pmax − p)×AgingInterval,
-// where pmax is the highest priority in use: it waits behind at most the
-// items added in that window, however many keep arriving. Re-adding a
+// (t, p) is handed out before every item added after t + (pmax − p)×
+// AgingInterval, where pmax is the highest priority in use: however many
+// items keep arriving, it waits only behind those added before that moment. Re-adding a
 // queued item keeps the higher priority. Items queued before the first
 // non-zero priority is ever used count as enqueued when the queue was
 // created (this keeps Add free of clock reads); that only favours them.
 //
 // # Misuse
 //
-// Nothing panics. Done for an item that is not being processed changes
+// Nothing panics on a queue made by New or a drop-in constructor (the zero
+// Typed is not usable). Done for an item that is not being processed changes
 // nothing (client-go would queue a second copy). Adds after shutdown drop
 // the item — AddWithOptions returns ErrShuttingDown — while items queued
 // before the shutdown are still handed out by Get. A zero or negative delay
@@ -82,10 +83,24 @@
 // never copies entries), found through an open-addressing index (one hash
 // per call, computed outside the lock; no tombstones), so an item costs no
 // allocation once the slab has grown. Done finds recently handed-out items
-// without hashing. The index, the FIFO ring
-// and the heaps shrink again after a burst (amortised, without thrashing
-// when a queue empties and refills); the slab keeps its peak length, with
-// freed entries zeroed so they hold no references.
+// without hashing. The index, the FIFO ring and the heaps shrink again after
+// a burst (amortised, without thrashing when a queue empties and refills);
+// the slab keeps its peak length, with freed entries zeroed so they hold no
+// references.
+//
+// # Differences from client-go
+//
+//   - No global state: client-go's workqueue.SetProvider does not reach
+//     these queues; pass a MetricsProvider (and a Name) explicitly.
+//   - The Queue field of client-go's config structs (a custom ordering) is
+//     ignored, with a log line; DelayingQueue in
+//     TypedRateLimitingQueueConfig is honoured.
+//   - Done for an item that is not being processed is a no-op (client-go
+//     may queue a duplicate).
+//   - ItemExponentialRateLimiter returns the cap where client-go's float
+//     arithmetic overflows into a negative delay (base 1ns, 63rd failure).
+//   - A token bucket with qps ≤ 0 is disabled, instead of delaying for ever
+//     once its burst is spent.
 //
 // # Testing
 //
