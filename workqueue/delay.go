@@ -54,22 +54,22 @@ func (q *Typed[T]) delayLocked(idx int32, prio int32, d time.Duration) {
 	} else {
 		due += int64(d)
 	}
-	e := q.slab.at(idx)
+	e, c := q.slab.at(idx), q.cold.at(idx)
 	if e.state&stWaiting != 0 {
-		e.delayPriority = max(e.delayPriority, prio)
-		if due >= e.due {
+		c.delayPriority = max(c.delayPriority, prio)
+		if due >= c.due {
 			return
 		}
 		q.delays.stale++ // the current node is superseded
 	} else {
 		e.state |= stWaiting
-		e.delayPriority = prio
+		c.delayPriority = prio
 	}
-	e.due = due
-	e.dgen++
+	c.due = due
+	c.dgen++
 	q.seq++
-	q.delays.push(delayNode{due: due, seq: q.seq, idx: idx, gen: e.dgen})
-	if top := &q.delays.a[0]; top.idx == idx && top.gen == e.dgen {
+	q.delays.push(delayNode{due: due, seq: q.seq, idx: idx, gen: c.dgen})
+	if top := &q.delays.a[0]; top.idx == idx && top.gen == c.dgen {
 		q.kickDelayLoop()
 	}
 	if q.delays.stale > 1024 && q.delays.stale > q.delays.live() {
@@ -79,8 +79,7 @@ func (q *Typed[T]) delayLocked(idx int32, prio int32, d time.Duration) {
 
 // liveDelay reports whether n is its entry's current delay node.
 func (q *Typed[T]) liveDelay(n *delayNode) bool {
-	e := q.slab.at(n.idx)
-	return e.state&stWaiting != 0 && e.dgen == n.gen
+	return q.slab.at(n.idx).state&stWaiting != 0 && q.cold.at(n.idx).dgen == n.gen
 }
 
 // kickDelayLoop starts the delay goroutine on first use, or tells it that
@@ -149,7 +148,7 @@ func (q *Typed[T]) releaseDue() (wait time.Duration, ok bool) {
 		}
 		q.delays.pop()
 		q.slab.at(n.idx).state &^= stWaiting
-		q.addLocked(n.idx, q.slab.at(n.idx).delayPriority)
+		q.addLocked(n.idx, q.cold.at(n.idx).delayPriority)
 	}
 	return 0, false
 }

@@ -14,8 +14,9 @@ const (
 	stWaiting
 )
 
-// entry is the per-item record. Entries live in a slab (Typed.slab) and
-// are addressed by index, so the hot paths allocate nothing per item.
+// entry is the per-item record the plain Add/Get/Done path uses. Entries
+// live in a slab (Typed.slab) and are addressed by index, so the hot paths
+// allocate nothing per item; for string items an entry is 64 bytes.
 type entry[T comparable] struct {
 	item T
 	// key orders ready items: enqueue time (ns since Typed.epoch, 0 before
@@ -26,27 +27,33 @@ type entry[T comparable] struct {
 	// enqAt is when the entry was last queued (ns since Typed.epoch; 0
 	// before the queue turned timed).
 	enqAt int64
-	// due is the delay due time, ns since Typed.epoch; valid with stWaiting.
-	due int64
-	// addedAt and startedAt feed the latency and work-duration metrics (ns
-	// since Typed.epoch); only written when metrics are enabled.
-	addedAt, startedAt int64
-	// priority is the priority of the pending (queued or dirty) add.
-	priority int32
-	// delayPriority is the priority used when the delayed add fires.
-	delayPriority int32
-	// heapPos is the position in the ready heap, or -1 when the entry is in
-	// the ring or not queued.
-	heapPos int32
-	// dgen identifies the entry's live delay node (see delayNode); it
-	// survives reuse of the slab slot so old nodes stay stale.
-	dgen uint32
 	// tag is q.index.hash(item), kept to find the index slot on release.
 	tag uint32
 	// ringGen identifies the entry's live ring slot; slots with another
 	// generation are stale and skipped.
 	ringGen uint32
-	state   uint8
+	// heapPos is the position in the ready heap, or -1 when the entry is in
+	// the ring or not queued.
+	heapPos int32
+	// priority is the priority of the pending (queued or dirty) add.
+	priority int32
+	state    uint8
+}
+
+// coldEntry holds the per-item fields of delays and metrics, in a slab
+// parallel to the entries (same index) so that plain Add/Get/Done never
+// touch them. No field needs resetting when a slot is reused.
+type coldEntry struct {
+	// due is the delay due time, ns since Typed.epoch; valid with stWaiting.
+	due int64
+	// addedAt and startedAt feed the latency and work-duration metrics (ns
+	// since Typed.epoch); only written when metrics are enabled.
+	addedAt, startedAt int64
+	// delayPriority is the priority used when the delayed add fires.
+	delayPriority int32
+	// dgen identifies the entry's live delay node (see delayNode); it
+	// survives reuse of the slot so old nodes stay stale.
+	dgen uint32
 }
 
 // lookupOrAlloc returns the slab index for item, creating a fresh entry;
@@ -61,9 +68,10 @@ func (q *Typed[T]) lookupOrAlloc(item T, tag uint32) int32 {
 		q.free = q.free[:n-1]
 	} else {
 		idx = q.slab.grow()
+		q.cold.grow()
 	}
 	e := q.slab.at(idx)
-	*e = entry[T]{item: item, tag: tag, heapPos: -1, ringGen: e.ringGen, dgen: e.dgen}
+	*e = entry[T]{item: item, tag: tag, heapPos: -1, ringGen: e.ringGen}
 	q.index.insertAt(pos, tag, idx)
 	return idx
 }

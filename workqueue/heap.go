@@ -5,7 +5,7 @@ package workqueue
 // queued entry's priority can be raised in O(log n).
 type idxHeap[T comparable] struct {
 	a       []int32
-	entries *slab[T] // the owning queue's slab
+	entries *slab[entry[T]] // the owning queue's slab
 }
 
 func (h *idxHeap[T]) len() int { return len(h.a) }

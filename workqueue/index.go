@@ -34,7 +34,7 @@ func (x *itemIndex[T]) hash(item T) uint32 {
 
 // find returns the slot holding item (found), or the empty slot where it
 // would be inserted.
-func (x *itemIndex[T]) find(tag uint32, item T, entries *slab[T]) (pos int, idx int32, found bool) {
+func (x *itemIndex[T]) find(tag uint32, item T, entries *slab[entry[T]]) (pos int, idx int32, found bool) {
 	mask := len(x.slots) - 1
 	for pos = int(tag) & mask; ; pos = (pos + 1) & mask {
 		s := x.slots[pos]

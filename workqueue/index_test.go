@@ -10,7 +10,7 @@ import (
 // shrinking.
 func TestItemIndexMatchesMap(t *testing.T) {
 	x := newItemIndex[int]()
-	var entries slab[int]
+	var entries slab[entry[int]]
 	ref := map[int]int32{}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 40 {

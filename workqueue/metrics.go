@@ -95,19 +95,19 @@ func (q *Typed[T]) updateUnfinishedWork() {
 	}
 	now := q.now()
 	var total, longest int64
-	visit := func(e *entry[T]) {
-		age := now - e.startedAt
+	visit := func(idx int32) {
+		age := now - q.cold.at(idx).startedAt
 		total += age
 		longest = max(longest, age)
 	}
 	if len(q.inflight) == q.processing {
 		for _, idx := range q.inflight {
-			visit(q.slab.at(idx))
+			visit(idx)
 		}
 	} else {
 		for i := range q.slab.n {
-			if e := q.slab.at(i); e.state&stProcessing != 0 {
-				visit(e)
+			if q.slab.at(i).state&stProcessing != 0 {
+				visit(i)
 			}
 		}
 	}

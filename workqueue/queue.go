@@ -27,8 +27,10 @@ type Typed[T comparable] struct {
 
 	// index maps every item with a non-zero entry state to its slab index.
 	index itemIndex[T]
-	// slab holds the entries; free lists its unused indices (state zero).
-	slab slab[T]
+	// slab holds the entries and cold their delay and metrics fields (same
+	// indices); free lists the unused indices (state zero).
+	slab slab[entry[T]]
+	cold slab[coldEntry]
 	free []int32
 
 	// fifo holds queued priority-zero items in key order, plus stale slots
@@ -162,7 +164,8 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 		q.inflight = append(q.inflight, idx)
 	}
 	if q.metrics != nil {
-		q.metrics.get(e.addedAt, &e.startedAt, q.now())
+		c := q.cold.at(idx)
+		q.metrics.get(c.addedAt, &c.startedAt, q.now())
 	}
 	item = e.item
 	q.mu.Unlock()
@@ -195,7 +198,7 @@ func (q *Typed[T]) Done(item T) {
 	}
 	e := q.slab.at(idx)
 	if q.metrics != nil {
-		q.metrics.done(e.startedAt, q.now())
+		q.metrics.done(q.cold.at(idx).startedAt, q.now())
 	}
 	e.state &^= stProcessing
 	q.processing--

@@ -18,11 +18,11 @@ func (q *Typed[T]) addLocked(idx int32, prio int32) {
 		e.state |= stDirty
 		e.priority = prio
 		if q.metrics != nil {
-			q.metrics.add(&e.addedAt, q.now())
+			q.metrics.add(&q.cold.at(idx).addedAt, q.now())
 		}
 	default:
 		if q.metrics != nil {
-			q.metrics.add(&e.addedAt, q.now())
+			q.metrics.add(&q.cold.at(idx).addedAt, q.now())
 		}
 		q.enqueueLocked(idx, prio)
 	}

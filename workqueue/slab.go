@@ -6,24 +6,24 @@ const (
 	slabChunkMask = 1<<slabChunkBits - 1
 )
 
-// slab stores entries in fixed-size chunks, so growing it never copies or
-// moves an entry (no memmove, no write barriers, stable pointers).
-// Entries [0, n) exist; the free ones are listed in Typed.free.
-type slab[T comparable] struct {
-	chunks [][]entry[T]
+// slab stores elements in fixed-size chunks, so growing it never copies or
+// moves one (no memmove, no write barriers, stable pointers). Elements
+// [0, n) exist; the free ones are listed in Typed.free.
+type slab[E any] struct {
+	chunks [][]E
 	n      int32
 }
 
-// at returns entry idx; idx must be below s.n.
-func (s *slab[T]) at(idx int32) *entry[T] {
+// at returns element idx; idx must be below s.n.
+func (s *slab[E]) at(idx int32) *E {
 	return &s.chunks[idx>>slabChunkBits][idx&slabChunkMask]
 }
 
-// grow adds a zero entry and returns its index.
-func (s *slab[T]) grow() int32 {
+// grow adds a zero element and returns its index.
+func (s *slab[E]) grow() int32 {
 	idx := s.n
 	if int(idx>>slabChunkBits) == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]entry[T], 1<<slabChunkBits))
+		s.chunks = append(s.chunks, make([]E, 1<<slabChunkBits))
 	}
 	s.n++
 	return idx
