@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/internal/testapiserver"
@@ -89,6 +90,18 @@ func compactionSpecs(v compactionVariant) {
 		expectStatus(err, expired)
 		_, err = e.c.ListConfigMaps(ctx, e.ns, metav1.ListOptions{ResourceVersion: rvs[2], Limit: 2})
 		expectStatus(err, expired)
+	})
+
+	v.it("a NotOlderThan list or a sendInitialEvents watch at a compacted resourceVersion gets the latest state", func(ctx SpecContext) {
+		latest := []string{at(updated), "b@" + rvs[3], "c@" + rvs[0], "d@" + rvs[4], "e@" + rvs[2]}
+		l := e.list(ctx, metav1.ListOptions{ResourceVersion: rvs[2], ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+		Expect(items(l)).To(Equal(latest))
+		w := e.watch(ctx, metav1.ListOptions{ResourceVersion: rvs[2], ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, SendInitialEvents: ptr.To(true)})
+		got := nextDescribed(w, 5)
+		for i := range latest {
+			latest[i] = "ADDED " + latest[i]
+		}
+		Expect(got).To(Equal(latest))
 	})
 
 	v.it("a continue token from before the compaction is 410 Expired with a token that continues inconsistently", func(ctx SpecContext) {

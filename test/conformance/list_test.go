@@ -63,6 +63,14 @@ func listSpecs(v variant, e *env) {
 			Expect(l.RemainingItemCount).To(HaveValue(BeEquivalentTo(1)))
 		})
 
+		v.it("an empty list still carries the current resource version", func(ctx SpecContext) {
+			secret, err := e.c.CreateSecret(ctx, e.ns, "other-type")
+			Expect(err).NotTo(HaveOccurred())
+			l := e.list(ctx, metav1.ListOptions{LabelSelector: "none=matches"})
+			Expect(l.Items).To(BeEmpty())
+			Expect(rv(l.ResourceVersion)).To(BeNumerically(">=", rv(secret.ResourceVersion)))
+		})
+
 		for _, match := range []metav1.ResourceVersionMatch{metav1.ResourceVersionMatchNotOlderThan, metav1.ResourceVersionMatchExact} {
 			v.it(fmt.Sprintf("with a future resourceVersion and match %s fails with 504 Too large resource version", match), func(ctx SpecContext) {
 				future := strconv.FormatUint(rv(rvs[4])+1_000_000, 10)

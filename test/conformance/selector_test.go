@@ -28,6 +28,26 @@ func selectorSpecs(v variant, e *env) {
 			Expect(items(e.list(ctx, metav1.ListOptions{LabelSelector: "app=x", FieldSelector: "metadata.name!=a"}))).To(Equal([]string{at(c)}))
 		})
 
+		v.it("pages a selected list by matching items", func(ctx SpecContext) {
+			e.create(ctx, "d", map[string]string{"app": "y"})
+			last := e.create(ctx, "e", map[string]string{"app": "x"})
+			p1 := e.list(ctx, metav1.ListOptions{LabelSelector: "app=x", Limit: 2})
+			Expect(items(p1)).To(Equal([]string{at(a), at(c)}))
+			Expect(p1.Continue).NotTo(BeEmpty())
+			p2 := e.list(ctx, metav1.ListOptions{LabelSelector: "app=x", Limit: 2, Continue: p1.Continue})
+			Expect(items(p2)).To(Equal([]string{at(last)}))
+			Expect(p2.Continue).To(BeEmpty())
+			Expect(p2.ResourceVersion).To(Equal(p1.ResourceVersion))
+		})
+
+		v.it(`a selected watch from resourceVersion "0" opens with ADDED for the matching objects only`, func(ctx SpecContext) {
+			e.waitCacheHas(ctx, at(c))
+			w := e.watch(ctx, metav1.ListOptions{LabelSelector: "app=x", ResourceVersion: "0"})
+			Expect(nextDescribed(w, 2)).To(Equal([]string{"ADDED " + at(a) + " app=x", "ADDED " + at(c) + " app=x"}))
+			sentinel := e.create(ctx, "zz", map[string]string{"app": "x"})
+			Expect(nextDescribed(w, 1)).To(Equal([]string{"ADDED " + at(sentinel) + " app=x"}))
+		})
+
 		v.it("a label-selected watch sees an object leave (DELETED, old state at the new RV) and enter (ADDED)", func(ctx SpecContext) {
 			w := e.watch(ctx, metav1.ListOptions{LabelSelector: "app=x", ResourceVersion: c.ResourceVersion})
 			left := e.update(ctx, a, map[string]string{"app": "y"}, nil)    // a leaves
