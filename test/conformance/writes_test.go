@@ -67,5 +67,51 @@ func writeSpecs(v variant, e *env) {
 					Details: &metav1.StatusDetails{Kind: "ConfigMap", Causes: []metav1.StatusCause{{
 						Type: metav1.CauseType(field.ErrorTypeRequired), Message: "Required value: name or generateName is required", Field: "metadata.name"}}}})
 			})
+
+		v.it("generateName appends a five-character suffix", func(ctx SpecContext) {
+			cm, err := e.c.CreateConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, GenerateName: "gen-"}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cm.Name).To(MatchRegexp(`^gen-[a-z0-9]{5}$`))
+			Expect(cm.UID).NotTo(BeEmpty())
+			Expect(cm.CreationTimestamp.IsZero()).To(BeFalse())
+		})
+
+		v.itFakeDiffers("the fake has no namespace objects and creates the ConfigMap",
+			"a create in a namespace that does not exist is 404 NotFound on the namespace", func(ctx SpecContext) {
+				_, err := e.c.CreateConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "no-such-namespace", Name: "a"}})
+				expectStatus(err, metav1.Status{Code: 404, Reason: metav1.StatusReasonNotFound,
+					Message: `namespaces "no-such-namespace" not found`,
+					Details: &metav1.StatusDetails{Name: "no-such-namespace", Kind: "namespaces"}})
+			})
+
+		v.itFakeDiffers("the fake does no object validation and stores it",
+			"a create with an invalid label value is 422 Invalid", func(ctx SpecContext) {
+				_, err := e.c.CreateConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "b", Labels: map[string]string{"app": "bad value!"}}})
+				st := status(err)
+				Expect(st.Code).To(BeEquivalentTo(422))
+				Expect(st.Reason).To(Equal(metav1.StatusReasonInvalid))
+				Expect(st.Message).To(HavePrefix(`ConfigMap "b" is invalid: metadata.labels: Invalid value: "bad value!": a valid label must be an empty string or consist of alphanumeric characters`))
+			})
+
+		v.itFakeDiffers("the fake does no object validation and stores it",
+			"a create with an invalid name is 422 Invalid", func(ctx SpecContext) {
+				_, err := e.c.CreateConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "Bad_Name"}})
+				st := status(err)
+				Expect(st.Code).To(BeEquivalentTo(422))
+				Expect(st.Reason).To(Equal(metav1.StatusReasonInvalid))
+				Expect(st.Message).To(HavePrefix(`ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of`))
+			})
+
+		v.itFakeDiffers("the fake stores objects without metadata.managedFields",
+			"written objects carry metadata.managedFields for the writer", func(ctx SpecContext) {
+				// An object with no fields set (like a) has no entry.
+				m, err := e.c.CreateConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "m"}, Data: map[string]string{"k": "v"}})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(m.ManagedFields).To(HaveLen(1))
+				Expect(m.ManagedFields[0].Operation).To(Equal(metav1.ManagedFieldsOperationUpdate))
+				Expect(m.ManagedFields[0].APIVersion).To(Equal("v1"))
+				Expect(m.ManagedFields[0].Manager).NotTo(BeEmpty())
+				Expect(e.list(ctx, metav1.ListOptions{FieldSelector: "metadata.name=m"}).Items[0].ManagedFields).To(Equal(m.ManagedFields), "lists return them too")
+			})
 	})
 }
