@@ -27,7 +27,7 @@ func (q *Typed[T]) AddWithOptions(item T, opts AddOptions) error {
 // AddRateLimited; retry counts the call in the retries metric.
 func (q *Typed[T]) addWith(item T, prio int32, d time.Duration, retry bool) error {
 	tag := q.index.hash(item)
-	q.mu.Lock()
+	q.lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
 		q.reportMisuse(MisuseAddAfterShutDown, item)
@@ -130,7 +130,7 @@ func (q *Typed[T]) delayLoop() {
 // releaseDue adds every due item and returns the wait until the next one
 // (ok is false when nothing is delayed).
 func (q *Typed[T]) releaseDue() (wait time.Duration, ok bool) {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		return 0, false

@@ -88,7 +88,7 @@ func (q *Typed[T]) unfinishedWorkLoop() {
 // otherwise scans the slab: O(slab) every unfinishedWorkPeriod, only when
 // metrics are enabled.
 func (q *Typed[T]) updateUnfinishedWork() {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		return

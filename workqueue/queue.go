@@ -3,6 +3,7 @@ package workqueue
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -19,8 +20,13 @@ type Typed[T comparable] struct {
 	// ready is signalled once per queued item and broadcast at shutdown;
 	// Get waits on it.
 	ready *sync.Cond
-	// getters counts Gets waiting on ready; Signal is skipped when zero.
-	getters int
+	// getters counts Gets waiting on ready (or about to): Signal is skipped
+	// when zero, and Add applies the intake at once when not.
+	getters atomic.Int32
+	// in buffers plain Adds until the next holder of mu applies them.
+	in intake[T]
+	// spare is the intake's second buffer, owned by the holder of mu.
+	spare []intakeRec[T]
 	// idle is broadcast when processing drops to zero or drain is cancelled;
 	// ShutDownWithDrain waits on it.
 	idle *sync.Cond
@@ -119,25 +125,10 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 // now returns the clock reading in ns since q.epoch.
 func (q *Typed[T]) now() int64 { return int64(q.clock.Now().Sub(q.epoch)) }
 
-// Add marks item as needing processing. A waiting duplicate collapses into
-// one; an item being processed is queued once more when Done is called.
-// After shutdown the item is dropped and reported as MisuseAddAfterShutDown.
-func (q *Typed[T]) Add(item T) {
-	tag := q.index.hash(item) // outside the lock: the seed never changes
-	q.mu.Lock()
-	if q.shuttingDown {
-		q.mu.Unlock()
-		q.reportMisuse(MisuseAddAfterShutDown, item)
-		return
-	}
-	q.addLocked(q.lookupOrAlloc(item, tag), 0)
-	q.mu.Unlock()
-}
-
 // Len returns the number of items Get could hand out now: not those being
 // processed, not those delayed. Informational only.
 func (q *Typed[T]) Len() int {
-	q.mu.Lock()
+	q.lock()
 	defer q.mu.Unlock()
 	return q.queued
 }
@@ -146,11 +137,14 @@ func (q *Typed[T]) Len() int {
 // Done with it. After shutdown, Get keeps handing out queued items and
 // returns shutdown == true once none is left.
 func (q *Typed[T]) Get() (item T, shutdown bool) {
-	q.mu.Lock()
+	q.lock()
 	for q.queued == 0 && !q.shuttingDown {
-		q.getters++
-		q.ready.Wait()
-		q.getters--
+		q.getters.Add(1)
+		if q.in.n.Load() == 0 {
+			q.ready.Wait()
+		}
+		q.getters.Add(-1)
+		q.applyIntakeLocked()
 	}
 	if q.queued == 0 {
 		q.mu.Unlock()
@@ -176,13 +170,13 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 // again now. Done for an item that is not being processed changes nothing
 // and is reported as MisuseDoneNotProcessing.
 func (q *Typed[T]) Done(item T) {
-	q.mu.Lock()
+	q.lock()
 	idx, ok := q.takeInflight(item)
 	if !ok {
 		// Not among the recent hand-outs: hash and look it up.
 		q.mu.Unlock()
 		tag := q.index.hash(item)
-		q.mu.Lock()
+		q.lock()
 		idx, ok = q.lookup(item, tag)
 		if ok && q.slab.at(idx).state&stProcessing == 0 {
 			ok = false

@@ -240,3 +240,53 @@ func TestManyInFlightBeyondTheDoneShortcut(t *testing.T) {
 		t.Fatalf("%d entries left in the index", q.index.n)
 	}
 }
+
+// TestBufferedAddsKeepCallOrder mixes buffered plain Adds with adds that
+// take the lock directly; the queue must see them in call order.
+func TestBufferedAddsKeepCallOrder(t *testing.T) {
+	q := newTestQueue(t, Options[string]{})
+	q.Add("a")
+	q.AddAfter("b", 0)
+	q.Add("c")
+	mustAdd(t, q, "d", AddOptions{})
+	q.Add("a") // collapses with the buffered "a"
+	expectOrder(t, getAll(q), "a", "b", "c", "d")
+}
+
+// TestAddWakesBlockedGet: an Add from another goroutine reaches a Get that
+// is already waiting, without any other call applying the buffer.
+func TestAddWakesBlockedGet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newTestQueue(t, Options[string]{})
+		got := make(chan string)
+		for range 3 {
+			go func() {
+				item, _ := q.Get()
+				got <- item
+			}()
+		}
+		synctest.Wait()
+		for _, k := range []string{"x", "y", "z"} {
+			q.Add(k)
+			if item := <-got; item != k {
+				t.Fatalf("Get = %q, want %q", item, k)
+			}
+			q.Done(k)
+		}
+	})
+}
+
+// TestBufferedAddsAreBounded: a producer without any consumer never holds
+// more than intakeFlush buffered adds, so duplicates collapse.
+func TestBufferedAddsAreBounded(t *testing.T) {
+	q := newTestQueue(t, Options[int]{})
+	for i := range 100_000 {
+		q.Add(i % 10)
+	}
+	q.in.mu.Lock()
+	buffered := len(q.in.buf)
+	q.in.mu.Unlock()
+	if buffered >= intakeFlush || q.Len() != 10 {
+		t.Fatalf("buffered %d, Len %d; want < %d and 10", buffered, q.Len(), intakeFlush)
+	}
+}

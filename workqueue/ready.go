@@ -50,7 +50,7 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 		q.prio.push(idx)
 	}
 	q.queued++
-	if q.getters > 0 {
+	if q.getters.Load() > 0 {
 		q.ready.Signal()
 	}
 }

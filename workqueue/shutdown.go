@@ -34,6 +34,7 @@ func (q *Typed[T]) shutDownLocked() {
 	if q.shuttingDown {
 		return
 	}
+	q.closeIntakeLocked()
 	q.shuttingDown = true
 	if n := q.delays.live(); n > 0 {
 		q.logger.V(4).Info("workqueue shut down with delayed items pending; dropping them", "queue", q.name, "count", n)
