@@ -55,6 +55,17 @@ func listSpecs(v variant, e *env) {
 			Expect(l.ResourceVersion).To(Equal(rvs[2]))
 		})
 
+		v.it("with Exact at another type's resource version returns the state at that RV", func(ctx SpecContext) {
+			secret, err := e.c.CreateSecret(ctx, e.ns, "other-type")
+			Expect(err).NotTo(HaveOccurred())
+			f := e.create(ctx, "f", nil)
+			l := e.list(ctx, metav1.ListOptions{ResourceVersion: secret.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+			Expect(l.ResourceVersion).To(Equal(secret.ResourceVersion))
+			Expect(items(l)).To(Equal([]string{"a@" + rvs[1], "b@" + rvs[3], "c@" + rvs[0], "d@" + rvs[4], "e@" + rvs[2]}))
+			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: secret.ResourceVersion})
+			Expect(nextDescribed(w, 1)).To(Equal([]string{"ADDED " + at(f)}), "a watch from the Secret's RV sees the next ConfigMap write")
+		})
+
 		v.it("with N, a limit and no match reads exactly at N, paged", func(ctx SpecContext) {
 			l := e.list(ctx, metav1.ListOptions{ResourceVersion: rvs[2], Limit: 2})
 			Expect(items(l)).To(Equal([]string{"a@" + rvs[1], "c@" + rvs[0]}))
