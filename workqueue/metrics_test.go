@@ -199,3 +199,24 @@ func TestUnfinishedWorkBeyondInflightList(t *testing.T) {
 		}
 	})
 }
+
+// TestNoAllocationsForCompositeKeys: struct keys, including ones holding
+// pointers, cost no allocation per Add/Get/Done either.
+func TestNoAllocationsForCompositeKeys(t *testing.T) {
+	type key struct {
+		namespace, name string
+		owner           *int
+	}
+	owner := 1
+	q := newTestQueue(t, Options[key]{})
+	k := key{"ns", "pod", &owner}
+	cycle := func() {
+		q.Add(k)
+		item, _ := q.Get()
+		q.Done(item)
+	}
+	cycle()
+	if allocs := testing.AllocsPerRun(1000, cycle); allocs != 0 {
+		t.Fatalf("%v allocations per cycle", allocs)
+	}
+}
