@@ -36,6 +36,10 @@ var _ = AfterSuite(func() {
 	if server != nil {
 		server.Stop()
 	}
+	if table := resultsTable(); len(results.rows) > 0 {
+		GinkgoWriter.Print(table)
+		AddReportEntry("listwatch vs client-go", table, ReportEntryVisibilityAlways)
+	}
 })
 
 // adminClient returns a clientset for the system:masters admin.
