@@ -63,7 +63,7 @@ var _ = Describe("Informers without RBAC permission", func() {
 				}
 			}
 			return len(recovered)
-		}).WithTimeout(2*time.Minute).WithPolling(50*time.Millisecond).Should(Equal(2))
+		}).WithTimeout(2 * time.Minute).WithPolling(50 * time.Millisecond).Should(Equal(2))
 		awaitConverged(ctx, admin, ns, time.Minute, lw, cg)
 		Expect(lw.inf.Status().Reason).To(Equal(reflector.ReasonNone))
 		for i, s := range []side{lw, cg} {

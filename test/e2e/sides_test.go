@@ -126,8 +126,8 @@ type lwSide struct {
 	relists *relistMetrics
 }
 
-func (s *lwSide) lib() string    { return libListwatch }
-func (s *lwSide) synced() bool   { return s.inf.HasSynced() }
+func (s *lwSide) lib() string  { return libListwatch }
+func (s *lwSide) synced() bool { return s.inf.HasSynced() }
 func (s *lwSide) state() map[string]string {
 	out := map[string]string{}
 	for _, cm := range s.inf.Reader().List() {
