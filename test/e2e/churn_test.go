@@ -21,7 +21,8 @@ var _ = Describe("Informers under churn", func() {
 		Eventually(func() bool { return lw.synced() && cg.synced() }).WithTimeout(time.Minute).Should(BeTrue())
 
 		t0 := time.Now()
-		stats := churn(ctx, cs, ns, d, 200, 8, 250)
+		stats := &churnStats{}
+		churn(ctx, cs, ns, d, 200, 8, 250, stats)
 		elapsed := time.Since(t0)
 		rate := float64(stats.writes()) / elapsed.Seconds()
 		GinkgoWriter.Printf("churn: %s in %v (%.0f writes/s)\n", stats, elapsed, rate)

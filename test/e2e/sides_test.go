@@ -197,6 +197,17 @@ func (m *relistMetrics) Relist(cause reflector.Reason) {
 	m.causes[cause]++
 }
 
+// snapshot returns the counts by cause name.
+func (m *relistMetrics) snapshot() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int{}
+	for c, n := range m.causes {
+		out[c.String()] = n
+	}
+	return out
+}
+
 // count returns how many list cycles had cause.
 func (m *relistMetrics) count(cause reflector.Reason) int {
 	m.mu.Lock()

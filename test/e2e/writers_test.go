@@ -69,9 +69,8 @@ func (c *churnStats) writes() int64 {
 // writers goroutines that each own keysPerWriter names (so writers never
 // conflict): a missing name is created, an existing one is updated (80%) or
 // deleted (20%). Every loop is bounded by d and by rate·d writes. Failed
-// writes are counted, not fatal: callers decide what they tolerate.
-func churn(ctx context.Context, cs kubernetes.Interface, ns string, d time.Duration, rate, writers, keysPerWriter int) *churnStats {
-	stats := &churnStats{}
+// writes are counted in stats, not fatal: callers decide what they tolerate.
+func churn(ctx context.Context, cs kubernetes.Interface, ns string, d time.Duration, rate, writers, keysPerWriter int, stats *churnStats) {
 	perWriter := max(rate/writers, 1)
 	budget := int(d.Seconds()*float64(perWriter)) + 1
 	interval := time.Second / time.Duration(perWriter)
@@ -98,7 +97,6 @@ func churn(ctx context.Context, cs kubernetes.Interface, ns string, d time.Durat
 		})
 	}
 	wg.Wait()
-	return stats
 }
 
 // churnOne makes one write to name and returns whether it exists afterwards
