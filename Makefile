@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver
+.PHONY: test unit e2e lint apiserver demo
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -23,3 +23,10 @@ apiserver:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# demo runs the example controller against the embedded simulated cluster
+# for about a minute; pass flags with DEMO_FLAGS, e.g.
+#   make demo DEMO_FLAGS="--duration 15s --seed 7"
+#   make demo DEMO_FLAGS="--kubeconfig ~/.kube/config"
+demo:
+	$(GO) run ./cmd/listwatch demo $(DEMO_FLAGS)
