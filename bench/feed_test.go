@@ -1,0 +1,117 @@
+package bench
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// feedLW is a pre-decoded source shared by both libraries: List serves
+// items in pages of opts.Limit (continue = offset), a streaming watch
+// (sendInitialEvents) opens with an ADDED event per item and the
+// initial-events-end bookmark, and every watch then forwards the live
+// events the benchmark sends on ch. With noStream it declares that it
+// does not support streaming lists, so both informers list and watch.
+type feedLW struct {
+	noStream bool
+	ch       chan watch.Event
+
+	mu    sync.Mutex
+	items []corev1.Pod // guarded by mu; replaced by setItems
+	rv    string       // guarded by mu; the list resource version
+
+	lists, watches atomic.Int64
+}
+
+func newFeed(items []corev1.Pod, rv string, noStream bool) *feedLW {
+	return &feedLW{noStream: noStream, ch: make(chan watch.Event, 1024), items: items, rv: rv}
+}
+
+func (f *feedLW) IsWatchListSemanticsUnSupported() bool { return f.noStream }
+
+func (f *feedLW) setItems(items []corev1.Pod, rv string) {
+	f.mu.Lock()
+	f.items, f.rv = items, rv
+	f.mu.Unlock()
+}
+
+func (f *feedLW) snapshot() ([]corev1.Pod, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.items, f.rv
+}
+
+func (f *feedLW) List(opts metav1.ListOptions) (runtime.Object, error) {
+	f.lists.Add(1)
+	items, rv := f.snapshot()
+	from, _ := strconv.Atoi(opts.Continue)
+	to := len(items)
+	l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
+	if opts.Limit > 0 && from+int(opts.Limit) < to {
+		to = from + int(opts.Limit)
+		l.Continue = strconv.Itoa(to)
+		l.RemainingItemCount = ptr(int64(len(items) - to))
+	}
+	l.Items = items[from:to:to]
+	return l, nil
+}
+
+func (f *feedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	f.watches.Add(1)
+	if opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
+		return watch.NewProxyWatcher(f.ch), nil
+	}
+	items, rv := f.snapshot()
+	w := &streamWatch{out: make(chan watch.Event), stop: make(chan struct{})}
+	go w.run(items, rv, f.ch)
+	return w, nil
+}
+
+// streamWatch is a streaming-list watch: initial events, the bookmark,
+// then live events.
+type streamWatch struct {
+	out  chan watch.Event
+	stop chan struct{}
+	once sync.Once
+}
+
+func (w *streamWatch) ResultChan() <-chan watch.Event { return w.out }
+func (w *streamWatch) Stop()                          { w.once.Do(func() { close(w.stop) }) }
+
+func (w *streamWatch) send(e watch.Event) bool {
+	select {
+	case w.out <- e:
+		return true
+	case <-w.stop:
+		return false
+	}
+}
+
+func (w *streamWatch) run(items []corev1.Pod, rv string, live <-chan watch.Event) {
+	defer close(w.out)
+	for i := range items {
+		if !w.send(watch.Event{Type: watch.Added, Object: &items[i]}) {
+			return
+		}
+	}
+	bm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv,
+		Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
+	if !w.send(watch.Event{Type: watch.Bookmark, Object: bm}) {
+		return
+	}
+	for {
+		select {
+		case e := <-live:
+			if !w.send(e) {
+				return
+			}
+		case <-w.stop:
+			return
+		}
+	}
+}

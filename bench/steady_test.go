@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// steadyEvents cycles over the first steadyPods pods in blocks of
+// steadyBlock: each pod of a block is updated, updated again, deleted and
+// re-added, one phase of the block after the other, so that consecutive
+// events are for different pods (as in a real stream) and the cached set
+// never drops by more than one block.
+var steadyEvents = sync.OnceValue(func() []watch.Event {
+	c := theCorpus()
+	ev := make([]watch.Event, 0, 4*steadyPods)
+	for lo := 0; lo < steadyPods; lo += steadyBlock {
+		for phase := range 4 {
+			for i := lo; i < lo+steadyBlock; i++ {
+				switch phase {
+				case 0:
+					ev = append(ev, watch.Event{Type: watch.Modified, Object: c.gens[0][i]})
+				case 1:
+					ev = append(ev, watch.Event{Type: watch.Modified, Object: c.gens[1][i]})
+				case 2:
+					ev = append(ev, watch.Event{Type: watch.Deleted, Object: c.gens[1][i]})
+				default:
+					ev = append(ev, watch.Event{Type: watch.Added, Object: c.gens[2][i]})
+				}
+			}
+		}
+	}
+	return ev
+})
+
+const steadyBlock = 500
+
+// counter counts notifications and signals when the count reaches target.
+type counter struct {
+	n, target atomic.Int64
+	reached   chan struct{}
+}
+
+func newCounter(target int64) *counter {
+	c := &counter{reached: make(chan struct{}, 1)}
+	c.target.Store(target)
+	return c
+}
+
+func (c *counter) hit(*corev1.Pod) {
+	if c.n.Add(1) == c.target.Load() {
+		c.reached <- struct{}{}
+	}
+}
+
+// expect sets the next target, n more notifications from now.
+func (c *counter) expect(n int64) { c.target.Store(c.n.Load() + n) }
+
+func (c *counter) wait(b *testing.B, timeout time.Duration) {
+	select {
+	case <-c.reached:
+	case <-time.After(timeout):
+		b.Fatalf("timed out: %d of %d notifications", c.n.Load(), c.target.Load())
+	}
+}
+
+// BenchmarkSteadyState (scenario 1): pre-decoded watch events, an
+// add/update/delete mix over 100k cached pods, through the whole informer
+// (queue, store with the namespace and node indexes, one handler). One op
+// is one event; both queues deliver every event in order (client-go's
+// RealFIFO; listwatch InOrder) so that the handler sees each of them.
+// The informer is synced once per sub-benchmark and reused across b.N
+// rounds.
+func BenchmarkSteadyState(b *testing.B) {
+	items := theCorpus().list[:steadyPods]
+	events := steadyEvents()
+	for _, lib := range libs {
+		var (
+			run  *running
+			feed *feedLW
+			cnt  *counter
+			next int
+		)
+		b.Run(lib, func(b *testing.B) {
+			if run == nil {
+				feed = newFeed(items, "1", true)
+				cnt = newCounter(int64(len(items)))
+				run = start(b, lib, setup{lw: feed, inOrderQueue: true, handlers: []handler{{fn: cnt.hit}}})
+				cnt.wait(b, 5*time.Minute)
+				liveHeap()
+			}
+			cnt.expect(int64(b.N))
+			b.ResetTimer()
+			m := startMeter()
+			for range b.N {
+				feed.ch <- events[next%len(events)]
+				next++
+			}
+			cnt.wait(b, 5*time.Minute)
+			b.StopTimer()
+			m.report(b, float64(b.N), "event")
+		})
+		if run != nil {
+			run.stop()
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
+)
+
+var libs = []string{"listwatch", "client-go"}
+
+// handler is one registered handler, library-neutral: every notification
+// (add, update, delete) calls fn with the newest object.
+type handler struct {
+	fn func(p *corev1.Pod)
+	// coalesce asks listwatch for its default Coalesce delivery; otherwise
+	// the listwatch handler delivers in order, as client-go does.
+	coalesce bool
+}
+
+// setup is one informer under test.
+type setup struct {
+	lw       cache.ListerWatcher
+	handlers []handler
+	// inOrderQueue makes listwatch's queue deliver every event in order,
+	// as client-go's RealFIFO does (needed when a benchmark counts events).
+	inOrderQueue bool
+	// paged forces paginated lists on the listwatch side.
+	paged bool
+}
+
+// running is a started informer.
+type running struct {
+	hasSynced func() bool
+	nsList    func(ns string) int
+	stop      func()
+}
+
+func nodeIndex(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil }
+
+func start(b testing.TB, lib string, s setup) *running {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	r := &running{}
+	switch lib {
+	case "listwatch":
+		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.lw), InOrder: s.inOrderQueue,
+			Indexers: store.Indexers[*corev1.Pod]{"node": nodeIndex}}
+		if s.paged {
+			opts.Reflector.WatchList = reflector.WatchListOff
+		}
+		inf, err := informer.New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range s.handlers {
+			mode := informer.InOrder
+			if h.coalesce {
+				mode = informer.Coalesce
+			}
+			fn := h.fn
+			if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+				AddFunc:    func(p *corev1.Pod, _ bool) { fn(p) },
+				UpdateFunc: func(_, p *corev1.Pod) { fn(p) },
+				DeleteFunc: func(p *corev1.Pod, _ bool) { fn(p) },
+			}, informer.HandlerOptions{Delivery: &mode}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		wg.Go(func() { _ = inf.Run(ctx) })
+		rd := inf.Reader()
+		r.hasSynced = inf.HasSynced
+		r.nsList = func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) }
+	case "client-go":
+		inf := cache.NewSharedIndexInformer(s.lw, &corev1.Pod{}, 0, cache.Indexers{
+			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
+			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
+		})
+		for _, h := range s.handlers {
+			fn := h.fn
+			if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc:    func(o any) { fn(o.(*corev1.Pod)) },
+				UpdateFunc: func(_, o any) { fn(o.(*corev1.Pod)) },
+				DeleteFunc: func(o any) {
+					if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+						o = t.Obj
+					}
+					fn(o.(*corev1.Pod))
+				},
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		wg.Go(func() { inf.RunWithContext(ctx) })
+		r.hasSynced = inf.HasSynced
+		r.nsList = func(ns string) int { return len(mustList(inf.GetIndexer(), ns)) }
+	default:
+		b.Fatalf("unknown library %q", lib)
+	}
+	r.stop = func() { cancel(); wg.Wait() }
+	return r
+}
+
+// mustList lists a namespace the way client-go's generated listers do.
+func mustList(idx cache.Indexer, ns string) []*corev1.Pod {
+	var out []*corev1.Pod
+	_ = cache.ListAllByNamespace(idx, ns, labels.Everything(), func(o any) { out = append(out, o.(*corev1.Pod)) })
+	return out
+}
