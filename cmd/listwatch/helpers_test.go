@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -37,4 +40,38 @@ func writeKubeconfig(t *testing.T, cfg *rest.Config, namespace string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// lockedBuffer is a bytes.Buffer safe for a command writing while a test
+// reads.
+type lockedBuffer struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls until the output contains s or timeout passes: for tests
+// against a real apiserver, where virtual time cannot be used.
+func (b *lockedBuffer) waitFor(s string, timeout time.Duration) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+	return true
 }
