@@ -77,7 +77,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers})
+	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, ValueIndexers: opts.ValueIndexers})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}

@@ -28,6 +28,9 @@ type Options[T store.Object] struct {
 	// Indexers are the store's indexes besides the built-in namespace index.
 	// More can be added later with AddIndexers.
 	Indexers store.Indexers[T]
+	// ValueIndexers are single-valued indexes (one value per object, e.g. a
+	// node name), which the store maintains without allocating.
+	ValueIndexers store.ValueIndexers[T]
 	// Transform is applied to every object before it is queued and stored,
 	// e.g. StripManagedFields. It may modify the object in place.
 	Transform func(T) (T, error)

@@ -45,7 +45,8 @@ type Replace[T store.Object] struct {
 }
 
 // Apply asks the store to apply one watch event: Add for watch.Added,
-// Update for watch.Modified, Delete for watch.Deleted.
+// Update for watch.Modified, Delete for watch.Deleted. The machine emits it
+// as *Apply[T], pointing into a buffer that the next Step reuses.
 type Apply[T store.Object] struct {
 	Type   watch.EventType
 	Object T

@@ -24,8 +24,12 @@ type Machine[T store.Object] struct {
 	cfg Config[T] // defaults applied; never changes
 	// now is the time given to the Step in progress.
 	now time.Time
-	// out collects the effects of the Step in progress.
+	// out collects the effects of the Step in progress; it is reused by the
+	// next Step, so a returned slice is valid only until then.
 	out []Effect
+	// applies holds the Apply effects of the Step in progress, which out
+	// points into, so that a watch event costs no allocation.
+	applies []Apply[T]
 	// started is set by Start; Step ignores inputs before it.
 	started bool
 	phase   Phase
@@ -117,7 +121,8 @@ func (m *Machine[T]) Start(now time.Time) []Effect {
 
 // Step feeds one input observed at now and returns the effects to execute.
 // Inputs that do not belong to the current phase (e.g. a late ListPage
-// while watching) are ignored.
+// while watching) are ignored. The returned slice, and the *Apply[T]
+// effects in it, are reused by the next call to Step: use them before then.
 func (m *Machine[T]) Step(now time.Time, in Input) []Effect {
 	if !m.started || m.phase == PhaseStopped {
 		return nil
@@ -174,10 +179,20 @@ func (m *Machine[T]) Status() Status {
 
 func (m *Machine[T]) begin(now time.Time) {
 	m.now = now
-	m.out = nil
+	clear(m.out)
+	m.out = m.out[:0]
+	clear(m.applies)
+	m.applies = m.applies[:0]
 }
 
 func (m *Machine[T]) emit(e Effect) { m.out = append(m.out, e) }
+
+// emitApply emits an Apply effect as a pointer into m.applies: boxing the
+// struct itself into an Effect would allocate once per watch event.
+func (m *Machine[T]) emitApply(a Apply[T]) {
+	m.applies = append(m.applies, a)
+	m.emit(&m.applies[len(m.applies)-1])
+}
 
 // startCycle begins a list cycle: a streaming list unless it is off. The
 // caller counts the relist and its cause.

@@ -138,7 +138,7 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 		if ev.Type != watch.Added {
 			m.watch.propagate = true
 		}
-		m.emit(Apply[T]{Type: ev.Type, Object: obj})
+		m.emitApply(Apply[T]{Type: ev.Type, Object: obj})
 		if m.watch.propagate {
 			m.advance(obj.GetResourceVersion())
 		}

@@ -177,6 +177,8 @@ func (s *shell[T]) do(e Effect) error {
 			return err
 		}
 		s.logger.V(2).Info("Caches populated", "items", len(e.Items), "resourceVersion", e.ResourceVersion)
+	case *Apply[T]:
+		s.apply(*e)
 	case Apply[T]:
 		s.apply(e)
 	case Progress:
