@@ -140,7 +140,6 @@ func collectFor(ch <-chan watch.Event, n int, d time.Duration) []string {
 	return out
 }
 
-
 // Against fake/, relist mode bridges compactions: a consumer that applies
 // the events (synthetic ones included) ends with exactly the server's
 // objects. Without relist mode the same schedule ends in a 410 ERROR.
