@@ -114,3 +114,36 @@ func (l *eventLog) check(want map[string]string) error {
 	}
 	return nil
 }
+
+// replay applies the logged events to an empty map of key -> resource
+// version, as a consumer building a cache from them would, and returns it
+// with the number of ERROR events.
+func (l *eventLog) replay(initial map[string]string) (state map[string]string, errs int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	state = map[string]string{}
+	for k, v := range initial {
+		state[k] = v
+	}
+	for _, e := range l.events {
+		switch e.Type {
+		case watch.Added, watch.Modified:
+			state[e.Key] = e.RV
+		case watch.Deleted:
+			delete(state, e.Key)
+		case watch.Error:
+			errs++
+		}
+	}
+	return state, errs
+}
+
+// last returns the last logged event, if any.
+func (l *eventLog) last() (loggedEvent, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.events) == 0 {
+		return loggedEvent{}, false
+	}
+	return l.events[len(l.events)-1], true
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -9,10 +10,14 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/listwatch/listwatch/internal/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/retrywatcher"
 )
 
 // Specs on a server with the watch cache off and etcd compacted every
@@ -74,15 +79,7 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 		stats := &churnStats{}
 		churn(ctx, cs, ns, 2*time.Second, 100, 4, 50, stats)
 		rv := min(mustParseRV(lw.inf.LastSyncResourceVersion()), mustParseRV(cg.inf.LastSyncResourceVersion()))
-		Eventually(func() error {
-			_, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{
-				ResourceVersion:      strconv.FormatUint(rv+1, 10),
-				ResourceVersionMatch: metav1.ResourceVersionMatchExact,
-				Limit:                1,
-			})
-			return err
-		}).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(Satisfy(apierrors.IsResourceExpired),
-			"etcd should compact past rv %d", rv+1)
+		awaitCompacted(ctx, cs, ns, rv+1)
 
 		lw.requests().heal()
 		cg.requests().heal()
@@ -95,7 +92,107 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 				"%d writes while cut off; time: reconnect to converged", stats.writes()))
 		}
 	})
+
+	It("end RetryWatchers with one 410 ERROR, or bridge it by relisting in listwatch's relist mode", func(ctx SpecContext) {
+		ns := namespaceOn(ctx, cs, "rw410-")
+		createConfigMaps(ctx, cs, ns, "cm", 50, 4)
+		list, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		initial := map[string]string{}
+		known := make([]runtime.Object, 0, len(list.Items))
+		for i := range list.Items {
+			initial[ns+"/"+list.Items[i].Name] = list.Items[i].ResourceVersion
+			known = append(known, &list.Items[i])
+		}
+
+		lwCfg, lwReqs := counted(own.AdminConfig())
+		cgCfg, cgReqs := counted(own.AdminConfig())
+		relCfg, relReqs := counted(own.AdminConfig())
+		lwRW, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
+			configMapLW(kubernetes.NewForConfigOrDie(lwCfg), ns))
+		Expect(err).NotTo(HaveOccurred())
+		cgRW, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
+			configMapLW(kubernetes.NewForConfigOrDie(cgCfg), ns))
+		Expect(err).NotTo(HaveOccurred())
+		relLW := configMapLW(kubernetes.NewForConfigOrDie(relCfg), ns)
+		relRW, err := retrywatcher.New(ctx, retrywatcher.Options{
+			ResourceVersion: list.ResourceVersion, Watcher: relLW, Lister: relLW, Known: known,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		logs := []*eventLog{collect(lwRW.ResultChan(), lwRW.Stop), collect(cgRW.ResultChan(), cgRW.Stop), collect(relRW.ResultChan(), relRW.Stop)}
+		reqs := []*requestCounter{lwReqs, cgReqs, relReqs}
+
+		// Some writes arrive live, the rest while the watchers are cut off.
+		stats := &churnStats{}
+		churn(ctx, cs, ns, time.Second, 50, 2, 25, stats)
+		live := serverState(ctx, cs, ns)
+		for _, l := range logs {
+			Eventually(func() string { s, _ := l.replay(initial); return stateDiff(live, s) }).
+				WithTimeout(30 * time.Second).Should(BeEmpty())
+		}
+		liveRV := serverListRV(ctx, cs, ns)
+		liveWrites := stats.writes()
+		for _, r := range reqs {
+			r.partition()
+		}
+		churn(ctx, cs, ns, 2*time.Second, 100, 4, 50, stats)
+		awaitCompacted(ctx, cs, ns, liveRV+1)
+		for _, r := range reqs {
+			r.heal()
+		}
+		want := serverState(ctx, cs, ns)
+
+		// Plain mode, both libraries: one ERROR with the 410, then the end.
+		for i, done := range []<-chan struct{}{lwRW.Done(), cgRW.Done()} {
+			Eventually(done).WithTimeout(time.Minute).Should(BeClosed())
+			ev, ok := logs[i].last()
+			Expect(ok).To(BeTrue())
+			Expect(ev.Type).To(Equal(watch.Error))
+			Expect(ev.Key).To(ContainSubstring("too old"))
+			_, errs := logs[i].replay(initial)
+			Expect(errs).To(Equal(1))
+		}
+		Expect(apierrors.IsGone(lwRW.Err()) || apierrors.IsResourceExpired(lwRW.Err())).To(BeTrue(), "Err: %v", lwRW.Err())
+		// Relist mode: the consumer's view equals the server, no ERROR.
+		Eventually(func() string { s, _ := logs[2].replay(initial); return stateDiff(want, s) }).
+			WithTimeout(time.Minute).Should(BeEmpty())
+		_, errs := logs[2].replay(initial)
+		Expect(errs).To(BeZero())
+		Expect(relRW.Stats().Lists).To(BeNumerically(">=", 1))
+
+		for i, lib := range []string{libListwatch, libClientGo, libListwatch + " relist"} {
+			st, _ := logs[i].replay(initial)
+			recordRow(resultRow{
+				Scenario: "RetryWatcher 410", Lib: lib, Objects: len(st), Requests: reqs[i].snapshot(),
+				Note: fmt.Sprintf("%d writes live, %d cut off; objects: consumer's replayed view; events: %s",
+					liveWrites, stats.writes()-liveWrites, logs[i].summary()),
+			})
+		}
+	})
 })
+
+// serverListRV returns the resource version of a quorum list of ns.
+func serverListRV(ctx context.Context, cs kubernetes.Interface, ns string) uint64 {
+	GinkgoHelper()
+	list, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
+	Expect(err).NotTo(HaveOccurred())
+	return mustParseRV(list.ResourceVersion)
+}
+
+// awaitCompacted waits until an exact list at rv is 410: etcd has
+// compacted rv away, so a watch from rv-1 cannot resume either.
+func awaitCompacted(ctx context.Context, cs kubernetes.Interface, ns string, rv uint64) {
+	GinkgoHelper()
+	Eventually(func() error {
+		_, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{
+			ResourceVersion:      strconv.FormatUint(rv, 10),
+			ResourceVersionMatch: metav1.ResourceVersionMatchExact,
+			Limit:                1,
+		})
+		return err
+	}).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(Satisfy(apierrors.IsResourceExpired),
+		"etcd should compact past rv %d", rv)
+}
 
 // mustParseRV parses a numeric resource version.
 func mustParseRV(rv string) uint64 {
