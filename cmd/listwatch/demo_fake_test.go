@@ -32,6 +32,9 @@ func TestDemoAgainstSimulatedCluster(t *testing.T) {
 				t.Errorf("stdout lacks %q", want)
 			}
 		}
+		if !regexp.MustCompile(`controller +\d+ reconciles, [1-9]\d* retried; converged: true`).MatchString(r.stdout) {
+			t.Errorf("no retried reconcile, or not converged")
+		}
 		status := regexp.MustCompile(`(?m)^\[ +\d+s\] cache \d+ \| +\d+ ev/s \| ctrl \d+ rec \d+ retry \| audit \d+/\S+ slow \d+/\S+ \| \S+ \| errs \S+$`)
 		if n := len(status.FindAllString(r.stdout, -1)); n < 20 {
 			t.Errorf("%d status lines, want one a second", n)

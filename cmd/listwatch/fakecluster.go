@@ -17,6 +17,10 @@ import (
 
 var demoNamespaces = []string{"team-a", "team-b", "team-c", "team-d"}
 
+// failEvery makes one controller write in so many fail with a 500, so the
+// work queue's rate-limited retries show in the status line.
+const failEvery = 50
+
 // newFakeCluster is the embedded simulated cluster: a fake.Server serving
 // ConfigMaps, seeded churn, and a fault schedule.
 func newFakeCluster(d *demoFlags, _ io.Writer) (*demoCluster, error) {
@@ -37,9 +41,10 @@ func newFakeCluster(d *demoFlags, _ io.Writer) (*demoCluster, error) {
 	}
 	lw := srv.ListerWatcher(fake.LWOptions{Resource: gvr})
 	return &demoCluster{
-		desc:   fmt.Sprintf("the embedded simulated cluster (fake.Server, seed %d)", d.seed),
+		desc: fmt.Sprintf("the embedded simulated cluster (fake.Server, seed %d; 1 controller write in %d fails with a 500)",
+			d.seed, failEvery),
 		source: lw,
-		writer: &reconciler.FakeWriter{Server: srv},
+		writer: &reconciler.FakeWriter{Server: srv, FailEvery: failEvery},
 		seed: func(ctx context.Context, count int) error {
 			for i := range count {
 				if _, err := srv.Create(ctx, sourceConfigMap(demoNamespaces[i%len(demoNamespaces)], fmt.Sprintf("seed-%d", i), i)); err != nil {
