@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 )
 
 // continueToken is the decoded form of a list continue token. The encoding
@@ -20,8 +22,12 @@ type continueToken struct {
 
 const continueAPIVersion = "meta.k8s.io/v1"
 
+// encodeContinue encodes a token for a start key relative to the list's
+// prefix (a name in a namespaced list, "ns/name" across namespaces). Like
+// kube-apiserver, which trims "/registry/<resource>[/<ns>]" off its etcd
+// keys, the token's start keeps a leading "/".
 func encodeContinue(start string, rv int64) string {
-	data, _ := json.Marshal(continueToken{APIVersion: continueAPIVersion, RV: rv, Start: start})
+	data, _ := json.Marshal(continueToken{APIVersion: continueAPIVersion, RV: rv, Start: "/" + start})
 	return base64.RawURLEncoding.EncodeToString(data)
 }
 
@@ -42,5 +48,16 @@ func decodeContinue(s string) (continueToken, error) {
 	case t.Start == "":
 		return t, errors.New("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
 	}
+	// kube-apiserver accepts a start with or without the leading "/" but
+	// rejects one that path cleaning would change (a traversal such as
+	// "/../x"); the decoded start is relative to the list's prefix.
+	start := t.Start
+	if !strings.HasPrefix(start, "/") {
+		start = "/" + start
+	}
+	if path.Clean(start) != start {
+		return t, fmt.Errorf("continue key is not valid: %s", t.Start)
+	}
+	t.Start = start[1:]
 	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -61,9 +62,43 @@ func errNoResource(gvr schema.GroupVersionResource) error {
 	}}
 }
 
-// errConflict is the 409 for a failed resourceVersion or UID precondition.
+// errConflict is the 409 for a stale resourceVersion on an update.
 func errConflict(r *resourceState, name, detail string) error {
 	return apierrors.NewConflict(r.groupResource(), name, errors.New(detail))
+}
+
+// errDeletePrecondition is the 409 for a failed delete precondition. The
+// apiserver's delete strategy reports it on the kind, not the resource
+// ("Operation cannot be fulfilled on ConfigMap ..."), with details kind
+// ConfigMap.
+func errDeletePrecondition(r *resourceState, name, detail string) error {
+	return apierrors.NewConflict(schema.GroupResource{Group: r.gvk.Group, Resource: r.gvk.Kind}, name, errors.New(detail))
+}
+
+// errUpdateUID is the 409 for an update whose UID does not match the stored
+// object's: kube-apiserver's storage precondition fails with an etcd
+// StorageError, whose text names the etcd key.
+func errUpdateUID(r *resourceState, namespace, name string, want, have types.UID) error {
+	return errConflict(r, name, fmt.Sprintf(
+		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: "+
+			"Precondition failed: UID in precondition: %s, UID in object meta: %s",
+		r.etcdKey(namespace, name), want, have))
+}
+
+// errCreateWithRV is kube-apiserver's answer to a create that sets
+// metadata.resourceVersion: a bare 500 with no reason.
+func errCreateWithRV() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusInternalServerError,
+		Message: "resourceVersion should not be set on objects to be created",
+	}}
+}
+
+// errNamespaceNotFound is the 404 for a create in a namespace that does not
+// exist (Options.RequireNamespaces).
+func errNamespaceNotFound(namespace string) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, namespace)
 }
 
 const msgModified = "the object has been modified; please apply your changes to the latest version and try again"

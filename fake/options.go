@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,6 +58,18 @@ type Options struct {
 	// InitialResourceVersion is the resource version of the empty server;
 	// the first write gets InitialResourceVersion+1. Zero is fine.
 	InitialResourceVersion uint64
+	// RequireNamespaces makes Create of a namespaced object fail with 404
+	// NotFound `namespaces "X" not found` unless CreateNamespace(X) was
+	// called first, as kube-apiserver's namespace lifecycle admission does.
+	// False (the default) accepts any namespace.
+	RequireNamespaces bool
+	// FieldManager, when set, makes Create and Update record a
+	// metadata.managedFields entry for it (operation Update, fieldsType
+	// FieldsV1, the resource's apiVersion) on objects that set any field,
+	// as kube-apiserver does for the writing client. The field set is a
+	// plausible approximation of server-side apply's (see managed.go), not
+	// an exact one. Empty (the default) stores no managedFields.
+	FieldManager string
 }
 
 // Resource describes one served resource type.
@@ -77,6 +90,13 @@ type Resource struct {
 	// field selector on any other field is a 400 Bad Request ("field label
 	// not supported"), as from kube-apiserver.
 	FieldGetter func(obj runtime.Object) fields.Set
+	// ValidateName checks object names on create and update, as the
+	// resource's registry strategy does; violations are 422 Invalid on
+	// metadata.name. Nil means a DNS-1123 subdomain
+	// (apivalidation.NameIsDNSSubdomain), the rule of most resources
+	// (pods, configmaps, secrets, deployments); namespaces and services use
+	// apivalidation.NameIsDNSLabel.
+	ValidateName apivalidation.ValidateNameFunc
 }
 
 // Pods is the typed core/v1 pods resource, with the pod fields kube-apiserver

@@ -3,12 +3,15 @@ package fake
 import (
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // resourceState is one served resource type and its current objects.
@@ -69,6 +72,20 @@ func (r *resourceState) setFieldLabels() {
 
 func (r *resourceState) groupResource() schema.GroupResource { return r.cfg.GVR.GroupResource() }
 
+// etcdKey is the key kube-apiserver would store the object under:
+// /registry/<resource>/... for the core group, /registry/<group>/<resource>/...
+// otherwise.
+func (r *resourceState) etcdKey(namespace, name string) string {
+	prefix := "/registry/" + r.cfg.GVR.Resource
+	if r.cfg.GVR.Group != "" {
+		prefix = "/registry/" + r.cfg.GVR.Group + "/" + r.cfg.GVR.Resource
+	}
+	if namespace != "" {
+		prefix += "/" + namespace
+	}
+	return prefix + "/" + name
+}
+
 // newObject returns an empty object of the resource's type; for unstructured
 // resources it carries apiVersion and kind, as a decoded one would.
 func (r *resourceState) newObject() runtime.Object { return r.proto.DeepCopyObject() }
@@ -123,7 +140,8 @@ func (r *resourceState) admit(obj runtime.Object) (runtime.Object, metav1.Object
 		return nil, nil, err
 	}
 	if m.GetName() == "" && m.GetGenerateName() == "" {
-		return nil, nil, invalidf(r, "", "metadata.name", "name or generateName is required")
+		return nil, nil, apierrors.NewInvalid(r.gvk.GroupKind(), "", field.ErrorList{
+			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}
 	if r.cfg.Namespaced && m.GetNamespace() == "" {
 		return nil, nil, invalidf(r, m.GetName(), "metadata.namespace", "namespace is required for a namespaced resource")
@@ -170,4 +188,20 @@ func kindOf(sch *runtime.Scheme, obj runtime.Object) (schema.GroupVersionKind, e
 		return schema.GroupVersionKind{}, fmt.Errorf("fake: unknown object type %T: %w", obj, err)
 	}
 	return kinds[0], nil
+}
+
+// validate applies kube-apiserver's generic metadata validation to an object
+// about to be stored (after name generation): name (Resource.ValidateName),
+// namespace, labels, annotations, owner references, finalizers and
+// managedFields. A violation is a 422 Invalid on the object's kind.
+func (r *resourceState) validate(m metav1.Object) error {
+	nameFn := r.cfg.ValidateName
+	if nameFn == nil {
+		nameFn = apivalidation.NameIsDNSSubdomain
+	}
+	errs := apivalidation.ValidateObjectMetaAccessor(m, r.cfg.Namespaced, nameFn, field.NewPath("metadata"))
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
+	}
+	return nil
 }

@@ -47,6 +47,9 @@ type Server struct {
 	advanced chan struct{}
 	// watchers are the open watches; a watcher removes itself when it ends.
 	watchers map[*watcher]struct{}
+	// namespaces are the namespaces made by CreateNamespace; only grows.
+	// Consulted by Create only with Options.RequireNamespaces.
+	namespaces map[string]struct{}
 	// uidSeq numbers generated UIDs and names; only grows.
 	uidSeq uint64
 	// faults holds the injected faults.
@@ -84,6 +87,8 @@ func NewServer(opts Options) (*Server, error) {
 		compacted: opts.InitialResourceVersion,
 		advanced:  make(chan struct{}),
 		watchers:  map[*watcher]struct{}{},
+
+		namespaces: map[string]struct{}{},
 	}
 	for _, cfg := range opts.Resources {
 		r, err := newResourceState(cfg, opts.Scheme)

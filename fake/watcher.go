@@ -203,15 +203,12 @@ func (w *watcher) run() {
 	clk := w.srv.clock
 	deadlineC, stopDeadline := timerChan(clk, w.untilDeadline(clk.Now()))
 	defer stopDeadline()
-	var bookmark clock.Timer
-	if w.bookmarks {
-		bookmark = clk.NewTimer(w.srv.opts.BookmarkInterval)
-		defer bookmark.Stop()
-	}
+	bookmarks := w.newBookmarkSchedule(clk.Now())
+	defer bookmarks.stop()
 	for {
 		ev, wait, ok := w.next(clk.Now())
 		if !ok {
-			if !w.idle(wait, bookmark, deadlineC) {
+			if !w.idle(wait, bookmarks, deadlineC) {
 				return
 			}
 			continue
@@ -249,19 +246,15 @@ func (w *watcher) untilDeadline(now time.Time) time.Duration {
 
 // idle waits for something to do: a wake, the head of the queue falling due
 // after wait, a bookmark tick. It reports false when the watch must end.
-func (w *watcher) idle(wait time.Duration, bookmark clock.Timer, deadlineC <-chan time.Time) bool {
+func (w *watcher) idle(wait time.Duration, bookmarks *bookmarkSchedule, deadlineC <-chan time.Time) bool {
 	delayC, stopDelay := timerChan(w.srv.clock, wait)
 	defer stopDelay()
-	var bookmarkC <-chan time.Time
-	if bookmark != nil {
-		bookmarkC = bookmark.C()
-	}
 	select {
 	case <-w.wake:
 	case <-delayC:
-	case <-bookmarkC:
+	case <-bookmarks.c():
 		w.queueBookmark()
-		bookmark.Reset(w.srv.opts.BookmarkInterval)
+		bookmarks.next(w.srv.clock.Now())
 	case <-w.done:
 		return false
 	case <-w.ctx.Done():

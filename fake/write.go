@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,17 +16,21 @@ import (
 )
 
 // Create stores a copy of obj as a new object and returns the stored copy,
-// with its resource version, UID and creation timestamp set. The resource is
-// found from obj's kind. Errors are apierrors StatusErrors: AlreadyExists,
-// Invalid (no name, wrong namespace scoping), BadRequest (resourceVersion
-// set). Writes are the test's hand: faults and Down never affect them.
+// with its resource version, UID and creation timestamp set (and
+// metadata.managedFields when Options.FieldManager is set). The resource is
+// found from obj's kind. Errors are apierrors StatusErrors, as
+// kube-apiserver's: AlreadyExists; Invalid for metadata that fails
+// apimachinery's validation (no name, a bad name, label or annotation, wrong
+// namespace scoping); NotFound on the namespace when Options.RequireNamespaces
+// is set and it was never created; a bare 500 for a set resourceVersion.
+// Writes are the test's hand: faults and Down never affect them.
 func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	r, cp, m, err := s.admit(obj)
 	if err != nil {
 		return nil, err
 	}
 	if m.GetResourceVersion() != "" {
-		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+		return nil, errCreateWithRV()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -33,13 +38,21 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 		s.uidSeq++
 		m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), s.uidSeq))
 	}
+	if err := r.validate(m); err != nil {
+		return nil, err
+	}
+	if err := s.checkNamespaceLocked(r, m.GetNamespace()); err != nil {
+		return nil, err
+	}
 	k := key(m.GetNamespace(), m.GetName())
 	if _, ok := r.objects[k]; ok {
 		return nil, apierrors.NewAlreadyExists(r.groupResource(), m.GetName())
 	}
 	s.uidSeq++
 	m.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", s.uidSeq)))
-	m.SetCreationTimestamp(metav1.NewTime(s.clock.Now().Truncate(1e9)))
+	now := metav1.NewTime(s.clock.Now().Truncate(time.Second))
+	m.SetCreationTimestamp(now)
+	s.manageFields(r, cp, m, nil, now)
 	rv := s.rv + 1
 	m.SetResourceVersion(formatRV(rv))
 	r.objects[k] = cp
@@ -49,9 +62,11 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 }
 
 // Update replaces the stored object with a copy of obj and returns the
-// stored copy. If obj has a resourceVersion it is a precondition: a mismatch
-// is a 409 Conflict. UID and creation timestamp are kept from the stored
-// object. An update that changes nothing is a no-op, as in kube-apiserver: no
+// stored copy. A UID set on obj is a storage precondition (409 Conflict
+// with kube-apiserver's StorageError text on mismatch); a resourceVersion is
+// an optimistic-concurrency precondition (409 Conflict "the object has been
+// modified"). UID and creation timestamp are kept from the stored object.
+// The metadata is validated as on Create (422 Invalid). An update that changes nothing is a no-op, as in kube-apiserver: no
 // new resource version and no event. A missing object is a 404 NotFound.
 func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	r, cp, m, err := s.admit(obj)
@@ -66,12 +81,19 @@ func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object
 		return nil, apierrors.NewNotFound(r.groupResource(), m.GetName())
 	}
 	om, _ := meta.Accessor(old)
+	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
+		return nil, errUpdateUID(r, m.GetNamespace(), m.GetName(), uid, om.GetUID())
+	}
 	if want := m.GetResourceVersion(); want != "" && want != om.GetResourceVersion() {
 		return nil, errConflict(r, m.GetName(), msgModified)
+	}
+	if err := r.validate(m); err != nil {
+		return nil, err
 	}
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetResourceVersion(om.GetResourceVersion())
+	s.manageFields(r, cp, m, om, metav1.NewTime(s.clock.Now().Truncate(time.Second)))
 	if apiequality.Semantic.DeepEqual(cp, old) {
 		return old.DeepCopyObject(), nil
 	}
@@ -85,8 +107,10 @@ func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object
 
 // Delete removes the object with obj's namespace and name and returns its
 // last state, carrying the deletion's resource version. A resourceVersion or
-// UID set on obj is a precondition (409 Conflict on mismatch). A missing
-// object is a 404 NotFound.
+// UID set on obj is a precondition: on mismatch a 409 Conflict worded as
+// kube-apiserver's ("Operation cannot be fulfilled on ConfigMap "a": the UID
+// in the precondition (X) does not match the UID in record (Y). ...", on the
+// kind). A missing object is a 404 NotFound.
 func (s *Server) Delete(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	r, _, m, err := s.admit(obj)
 	if err != nil {
@@ -101,12 +125,14 @@ func (s *Server) Delete(ctx context.Context, obj runtime.Object) (runtime.Object
 	}
 	om, _ := meta.Accessor(old)
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		return nil, errConflict(r, m.GetName(), fmt.Sprintf(
-			"Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, om.GetUID()))
+		return nil, errDeletePrecondition(r, m.GetName(), fmt.Sprintf(
+			"the UID in the precondition (%s) does not match the UID in record (%s). "+
+				"The object might have been deleted and then recreated", uid, om.GetUID()))
 	}
 	if want := m.GetResourceVersion(); want != "" && want != om.GetResourceVersion() {
-		return nil, errConflict(r, m.GetName(), fmt.Sprintf(
-			"Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", want, om.GetResourceVersion()))
+		return nil, errDeletePrecondition(r, m.GetName(), fmt.Sprintf(
+			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
+				"The object might have been modified", want, om.GetResourceVersion()))
 	}
 	rv := s.rv + 1
 	gone := withRV(old, rv)

