@@ -29,16 +29,15 @@ func (s *demo) churnAndWatch(ctx context.Context) {
 		elapsed(s.start), s.writes.Load(), s.writeErrs.Load())
 }
 
-// printStatus prints a status line every d.interval, and one more when
-// ctx ends.
+// printStatus prints a status line every d.interval until ctx ends.
 func (s *demo) printStatus(ctx context.Context) {
 	t := time.NewTicker(s.d.interval)
 	defer t.Stop()
 	lastEvents, lastAt := s.m.events.Load(), time.Now()
-	for done := false; !done; {
+	for {
 		select {
 		case <-ctx.Done():
-			done = true
+			return
 		case <-t.C:
 		}
 		events, now := s.m.events.Load(), time.Now()
