@@ -106,6 +106,26 @@ func TestWatchOnlyAgainstFake(t *testing.T) {
 	})
 }
 
+// --field-selector is applied on the server, ANDed with -l.
+func TestWatchFieldSelectorAgainstFake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := unstructuredCMServer(t)
+		mustCreate(t, srv, ucm("a", "x", map[string]any{"app": "web"}))
+		mustCreate(t, srv, ucm("a", "y", map[string]any{"app": "web"}))
+		mustCreate(t, srv, ucm("b", "x", map[string]any{"app": "db"}))
+		var out, errOut bytes.Buffer
+		err := runWatch[*unstructured.Unstructured](t.Context(), srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}),
+			watchOptions{name: "configmaps", allNamespaces: true, label: "app=web", field: "metadata.name=x", duration: time.Second}, &out, &errOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], "ADDED            a                    x ") {
+			t.Fatalf("stdout:\n%s", out.String())
+		}
+	})
+}
+
 // An initial list the server refuses for good (403) ends the watch with
 // the reason, instead of retrying forever; a transient one (500) shows in
 // the progress line and the watch carries on.
