@@ -55,10 +55,14 @@ func recordRow(row resultRow) {
 	GinkgoWriter.Printf("result: %+v\n", row)
 }
 
-// resultsTable renders the collected rows as an aligned text table.
+// resultsTable renders the collected rows as an aligned text table, or ""
+// when no spec recorded any.
 func resultsTable() string {
 	results.mu.Lock()
 	defer results.mu.Unlock()
+	if len(results.rows) == 0 {
+		return ""
+	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tlibrary\tobjects\tadds\tupdates\tdeletes\tlist reqs\tlist cycles\twatch reqs\tstreaming\trequests\ttime\tnote")
