@@ -38,6 +38,7 @@ type demo struct {
 	// churn outcome: writes done and writes refused (conflicts with the
 	// controller, objects deleted meanwhile).
 	writes, writeErrs atomic.Int64
+	lastWriteErr      atomic.Pointer[string] // the latest refusal, for the summary
 }
 
 // watchedHandler is a handler registration with the worst lag seen.

@@ -22,11 +22,13 @@ func (s *demo) churnAndWatch(ctx context.Context) {
 	s.printStatus(runCtx)
 	stop()
 	wg.Wait()
+	healed := ""
 	if s.cl.heal != nil {
 		s.cl.heal()
+		healed = "; faults cleared"
 	}
-	fmt.Fprintf(s.out, "[%s] churn stopped after %d writes (%d refused); faults cleared\n",
-		elapsed(s.start), s.writes.Load(), s.writeErrs.Load())
+	fmt.Fprintf(s.out, "[%s] churn stopped after %d writes (%d refused)%s\n",
+		elapsed(s.start), s.writes.Load(), s.writeErrs.Load(), healed)
 }
 
 // printStatus prints a status line every d.interval until ctx ends.
@@ -61,7 +63,10 @@ func (s *demo) churn(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := s.cl.step(ctx); err != nil {
+		// A write already started finishes even if the run ends meanwhile.
+		if err := s.cl.step(context.WithoutCancel(ctx)); err != nil {
+			msg := err.Error()
+			s.lastWriteErr.Store(&msg)
 			s.writeErrs.Add(1)
 			continue
 		}

@@ -89,6 +89,9 @@ func (s *demo) summary(settled bool) {
 	fmt.Fprintf(w, "\nsummary after %s:\n", time.Since(s.start).Round(time.Second))
 	fmt.Fprintf(w, "  churn        %d writes, %d refused (conflicts with the controller, objects already gone)\n",
 		s.writes.Load(), s.writeErrs.Load())
+	if last := s.lastWriteErr.Load(); last != nil {
+		fmt.Fprintf(w, "               last refusal: %s\n", *last)
+	}
 	fmt.Fprintf(w, "  controller   %d reconciles, %d retried; converged: %t\n", reconciles, retries, settled)
 	fmt.Fprintf(w, "  informer     %d objects cached, %d watch events, %d list requests, %d watch requests\n",
 		s.inf.Reader().Len(), s.m.events.Load(), s.m.lists.Load(), s.m.watches.Load())

@@ -90,6 +90,7 @@ func testRealDemo(t *testing.T, cs kubernetes.Interface, kubeconfig string) {
 	if r.code != 0 || !strings.Contains(r.stdout, "cache equals server: OK") || !strings.Contains(r.stdout, "deleted namespace lw-demo-test") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	t.Logf("demo output:\n%s", r.stdout)
 	got, err := cs.CoreV1().Namespaces().Get(ctx, "lw-demo-test", metav1.GetOptions{})
 	if err == nil && got.DeletionTimestamp == nil {
 		t.Fatal("the demo's namespace was not deleted")

@@ -30,7 +30,12 @@ func newRealCluster(ctx context.Context, d *demoFlags, log io.Writer) (*demoClus
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(d.kube.withTimeout(cfg))
+	// client-go's default client-side limit (5 QPS, burst 10) would throttle
+	// the churn and the controller below the requested rate.
+	writeCfg := d.kube.withTimeout(cfg)
+	writeCfg.QPS = float32(max(50, 4*d.rate))
+	writeCfg.Burst = 2 * int(writeCfg.QPS)
+	cs, err := kubernetes.NewForConfig(writeCfg)
 	if err != nil {
 		return nil, err
 	}
