@@ -29,7 +29,9 @@ func TestCommandLineErrors(t *testing.T) {
 		{args: []string{"watch", "pods", "--kubeconfig", "/nonexistent/kubeconfig"}, code: 1, stderr: []string{"error: invalid kubeconfig", "/nonexistent/kubeconfig"}},
 		{args: []string{"demo", "extra"}, code: 1, stderr: []string{"error: demo takes no arguments", "See 'listwatch demo --help'"}},
 		{args: []string{"demo", "--duration", "0s"}, code: 1, stderr: []string{"error: --duration, --status-interval and --settle-timeout must be positive"}},
-		{args: []string{"demo", "--workers", "0"}, code: 1, stderr: []string{"--workers must be at least 1"}},
+		{args: []string{"demo", "--workers", "0"}, code: 1, stderr: []string{"--workers at least 1"}},
+		{args: []string{"demo", "--rate", "1e12"}, code: 1, stderr: []string{"error: --rate must be between 0 and 100000"}},
+		{args: []string{"demo", "--rate", "-1"}, code: 1, stderr: []string{"error: --rate must be between 0 and 100000"}},
 		{args: []string{"demo", "-n", "mine"}, code: 1, stderr: []string{"error: --namespace applies to real clusters only"}},
 		{args: []string{"demo", "--help"}, code: 0, stdoutHave: "--duration"},
 	} {

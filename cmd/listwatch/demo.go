@@ -26,6 +26,10 @@ Examples:
   listwatch demo --kubeconfig ~/.kube/config --duration 30s
 `
 
+// maxRate bounds --rate: beyond it the churn ticker's period would round
+// to zero.
+const maxRate = 100000
+
 // demoFlags are the flags of the demo command.
 type demoFlags struct {
 	kube      kubeFlags
@@ -72,8 +76,8 @@ func (d *demoFlags) validate(fs *pflag.FlagSet) error {
 		return fmt.Errorf("demo takes no arguments, got %q", fs.Args())
 	case d.duration <= 0 || d.interval <= 0 || d.settle <= 0:
 		return errors.New("--duration, --status-interval and --settle-timeout must be positive")
-	case d.rate < 0 || d.workers < 1:
-		return errors.New("--rate must not be negative and --workers must be at least 1")
+	case d.rate < 0 || d.rate > maxRate || d.workers < 1:
+		return fmt.Errorf("--rate must be between 0 and %d and --workers at least 1", maxRate)
 	case fs.Changed("namespace") && !d.real:
 		return errors.New("--namespace applies to real clusters only: add --kubeconfig or --context")
 	}
