@@ -15,9 +15,20 @@
 //
 // Writes (Create, Update, Delete) are the test's hand: they take a global
 // etcd-like resource version shared by all types, are never faulted, and
-// return apierrors StatusErrors (AlreadyExists, NotFound, Conflict on a
-// resourceVersion or UID precondition). Objects are deep-copied in and out;
-// the server never shares a pointer with a caller.
+// return the apierrors StatusErrors kube-apiserver does, with its codes,
+// reasons, messages and details: AlreadyExists, NotFound, Conflict on a
+// resourceVersion or UID precondition (a delete's on the kind, an update's
+// UID mismatch as etcd's StorageError), 422 Invalid from apimachinery's
+// metadata validation (name, namespace, labels, annotations, owner
+// references, finalizers), a bare 500 for a create that sets
+// resourceVersion. Objects are deep-copied in and out; the server never
+// shares a pointer with a caller.
+//
+// Two fidelity options are off by default so that existing tests keep
+// working: Options.RequireNamespaces (a create in a namespace never made
+// with CreateNamespace is 404 `namespaces "X" not found`) and
+// Options.FieldManager (writes record a metadata.managedFields Update entry
+// for that manager).
 //
 // Lists follow kube-apiserver: resourceVersion "" is the latest state
 // (consistent read); "0" is the latest state too and, as the watch cache
@@ -33,7 +44,8 @@
 //
 // Watches follow the watch cache: without sendInitialEvents, RV "" or "0"
 // opens with ADDED events for the current state, RV "N" replays history
-// after N (410 in-stream ERROR event if N was compacted); with
+// after N (410 in-stream ERROR event if N left the window, see
+// Options.WatchCache); with
 // sendInitialEvents=true (which requires resourceVersionMatch=NotOlderThan)
 // the watch opens with the state at least as new as RV and, if bookmarks were
 // allowed, a bookmark annotated k8s.io/initial-events-end: "true" at the
@@ -41,7 +53,9 @@
 // watched object that stops matching yields DELETED (its old state at the new
 // RV), one that starts matching yields ADDED. Bookmarks (an empty object of
 // the resource type with only metadata.resourceVersion) come every
-// Options.BookmarkInterval; timeoutSeconds closes the watch cleanly.
+// Options.BookmarkInterval and, as from the watch cache, once a second from
+// 2 s before a timeoutSeconds deadline on; timeoutSeconds closes the watch
+// cleanly.
 //
 // Faults: FailNext fails the next K lists and/or watches with 403, 404, 410,
 // 429 + Retry-After, 500 or a connection refused error, shaped as client-go's
@@ -66,20 +80,29 @@
 //   - The history window (Options.HistorySize) is shared by all resources,
 //     like etcd's; the watch cache keeps one per resource.
 //   - A real server with its watch cache keeps serving exact lists and
-//     continue tokens from cache snapshots after an etcd compaction; the
-//     fake answers 410 as soon as it compacts.
-//   - A watch from a compacted RV always gets the watch cache's message; a
-//     real server without its watch cache says "The resourceVersion for the
-//     provided watch is too old."
+//     continue tokens from cache snapshots for a while after an etcd
+//     compaction; the fake answers 410 as soon as it compacts.
+//   - By default (WatchCacheFollowsCompaction) Compact also shortens the
+//     window watches replay from, and a watch from before it gets the watch
+//     cache's message. WatchCacheOwnWindow models the real watch cache (its
+//     window ignores etcd compaction); WatchCacheDisabled models
+//     --watch-cache=false ("The resourceVersion for the provided watch is
+//     too old.").
 //   - A Failure's Times counts calls as the ListerWatcher's caller sees them,
 //     and errors carrying Retry-After (429, the 504 for a too large RV) come
 //     back at once, where client-go's REST client would first retry them up
 //     to ten times.
-//   - There is no admission, defaulting, graceful deletion or finalizers (a
-//     real pod delete first sets deletionTimestamp: an extra MODIFIED).
-//     Create rejects a set resourceVersion with 400.
-//   - Bookmarks come at a plain interval, not on the watch cache's bucketed
-//     schedule.
+//   - There is no admission beyond RequireNamespaces, no defaulting and no
+//     type-specific validation (only metadata), no graceful deletion or
+//     finalizers (a real pod delete first sets deletionTimestamp: an extra
+//     MODIFIED). Namespaces are names, not objects: they cannot be deleted
+//     or watched.
+//   - managedFields (with FieldManager) approximate server-side apply's
+//     field sets: lists are owned whole, status is never owned, one manager
+//     owns every set field.
+//   - Bookmarks follow a plain schedule: no bucketing, and no bookmark owed
+//     to a new watch when the cache's RV (moved by etcd progress
+//     notifications) passes its position.
 //
 // # Concurrency
 //

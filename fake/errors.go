@@ -17,9 +17,11 @@ import (
 )
 
 // Messages kube-apiserver uses for 410 responses. Lists and continue tokens
-// are answered by etcd's messages, watches by the watch cache's.
+// are answered by etcd's messages, watches by the watch cache's (or by
+// etcd's msgWatchExpired without a watch cache).
 const (
 	msgListExpired     = "The resourceVersion for the provided list is too old."
+	msgWatchExpired    = "The resourceVersion for the provided watch is too old."
 	msgContinueExpired = "The provided continue parameter is too old to display a consistent list result. " +
 		"You can start a new list without the continue parameter, or use the continue token in this response " +
 		"to retrieve the remainder of the results. Continuing with the provided token results in an " +
@@ -27,10 +29,15 @@ const (
 		"chunk was returned and now may show up in the list."
 )
 
-// errWatchExpired is the watch cache's 410 for a watch from a compacted RV:
-// requested is the client's RV, oldest the oldest RV a watch may start from.
-func errWatchExpired(requested, oldest uint64) error {
-	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", requested, oldest))
+// errWatchExpired is the 410 for a watch from an RV before the window. The
+// watch cache says "too old resource version: <requested> (<oldest>)"; etcd
+// (Options.WatchCache WatchCacheDisabled) says msgWatchExpired. Called with
+// mu held.
+func (s *Server) errWatchExpired(requested uint64) error {
+	if s.opts.WatchCache == WatchCacheDisabled {
+		return apierrors.NewResourceExpired(msgWatchExpired)
+	}
+	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", requested, s.windowStart))
 }
 
 // errContinueExpired is etcd's 410 for a compacted continue token; it carries

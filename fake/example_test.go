@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
@@ -66,5 +67,28 @@ func ExampleConverged() {
 	fmt.Println(fake.Converged(srv, lwo, store) != nil)
 	// Output:
 	// <nil>
+	// true
+}
+
+// ExampleOptions_fidelity turns on the options that make writes behave like
+// a real cluster's: namespaces must exist, and writes record managedFields.
+func ExampleOptions_fidelity() {
+	ctx := context.Background()
+	srv, _ := fake.NewServer(fake.Options{RequireNamespaces: true, FieldManager: "my-controller"})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}, Data: map[string]string{"k": "v"}}
+	_, err := srv.Create(ctx, cm)
+	fmt.Println(err)
+
+	_ = srv.CreateNamespace(ctx, "team")
+	out, _ := srv.Create(ctx, cm)
+	mf := out.(*corev1.ConfigMap).ManagedFields[0]
+	fmt.Println(mf.Manager, mf.Operation, string(mf.FieldsV1.Raw))
+
+	bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "Not_Valid"}}
+	_, err = srv.Create(ctx, bad)
+	fmt.Println(apierrors.IsInvalid(err))
+	// Output:
+	// namespaces "team" not found
+	// my-controller Update {"f:data":{".":{},"f:k":{}}}
 	// true
 }

@@ -58,6 +58,9 @@ type Options struct {
 	// InitialResourceVersion is the resource version of the empty server;
 	// the first write gets InitialResourceVersion+1. Zero is fine.
 	InitialResourceVersion uint64
+	// WatchCache says how watches from an old resource version are served;
+	// the zero value keeps the fake's historical behaviour.
+	WatchCache WatchCacheMode
 	// RequireNamespaces makes Create of a namespaced object fail with 404
 	// NotFound `namespaces "X" not found` unless CreateNamespace(X) was
 	// called first, as kube-apiserver's namespace lifecycle admission does.
@@ -71,6 +74,30 @@ type Options struct {
 	// an exact one. Empty (the default) stores no managedFields.
 	FieldManager string
 }
+
+// WatchCacheMode models kube-apiserver's watch cache for watches that start
+// from an old resource version.
+type WatchCacheMode int
+
+const (
+	// WatchCacheFollowsCompaction (the default) serves watches from one
+	// history window that Server.Compact shortens: a watch from a compacted
+	// RV gets the watch cache's in-stream 410 "too old resource version: N
+	// (M)". Simple, and what tests that force a relist with Compact expect.
+	WatchCacheFollowsCompaction WatchCacheMode = iota
+	// WatchCacheOwnWindow is kube-apiserver with its watch cache: the cache
+	// keeps its own window of events (Options.HistorySize, across all
+	// resources), which etcd compaction does not shorten. After Compact,
+	// exact lists and continue tokens at an older RV get 410, but a watch
+	// from such an RV still replays the events after it while they are in
+	// the window.
+	WatchCacheOwnWindow
+	// WatchCacheDisabled is kube-apiserver with --watch-cache=false:
+	// watches are served by etcd, and one from a compacted RV gets a single
+	// in-stream 410 ERROR "The resourceVersion for the provided watch is too
+	// old." Lists are unchanged (RV "0" still ignores limit).
+	WatchCacheDisabled
+)
 
 // Resource describes one served resource type.
 type Resource struct {
@@ -169,6 +196,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.WatchCache < WatchCacheFollowsCompaction || o.WatchCache > WatchCacheDisabled {
+		return o, fmt.Errorf("fake: unknown WatchCache mode %d", o.WatchCache)
 	}
 	if o.HistorySize < 0 || o.WatchBufferSize < 0 || o.BookmarkInterval < 0 || o.TooLargeRVTimeout < 0 {
 		return o, fmt.Errorf("fake: negative HistorySize, WatchBufferSize, BookmarkInterval or TooLargeRVTimeout")

@@ -36,10 +36,15 @@ type Server struct {
 	mu sync.Mutex
 	// rv is the resource version of the latest write, shared by all types.
 	rv uint64
-	// compacted is the oldest RV a watch, exact list or continue token may
-	// use: every event with RV > compacted is in history. compacted <= rv.
+	// compacted is the oldest RV an exact list or a continue token may use
+	// (etcd's compaction). windowStart <= compacted <= rv.
 	compacted uint64
-	// history holds the events with RV > compacted, in RV order, for all
+	// windowStart is the oldest RV a watch may start from: every event with
+	// RV > windowStart is in history. It equals compacted unless
+	// Options.WatchCache is WatchCacheOwnWindow, where Compact moves only
+	// compacted.
+	windowStart uint64
+	// history holds the events with RV > windowStart, in RV order, for all
 	// resources; len(history) <= opts.HistorySize.
 	history []event
 	// advanced is closed (and replaced) whenever rv grows; waiters for a
@@ -79,16 +84,16 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts:      opts,
-		clock:     opts.Clock,
-		resources: map[schema.GroupVersionResource]*resourceState{},
-		byKind:    map[schema.GroupVersionKind]*resourceState{},
-		rv:        opts.InitialResourceVersion,
-		compacted: opts.InitialResourceVersion,
-		advanced:  make(chan struct{}),
-		watchers:  map[*watcher]struct{}{},
-
-		namespaces: map[string]struct{}{},
+		opts:        opts,
+		clock:       opts.Clock,
+		resources:   map[schema.GroupVersionResource]*resourceState{},
+		byKind:      map[schema.GroupVersionKind]*resourceState{},
+		rv:          opts.InitialResourceVersion,
+		compacted:   opts.InitialResourceVersion,
+		windowStart: opts.InitialResourceVersion,
+		advanced:    make(chan struct{}),
+		watchers:    map[*watcher]struct{}{},
+		namespaces:  map[string]struct{}{},
 	}
 	for _, cfg := range opts.Resources {
 		r, err := newResourceState(cfg, opts.Scheme)
@@ -121,9 +126,11 @@ func (s *Server) CompactedResourceVersion() string {
 }
 
 // Compact forgets history up to and including resourceVersion (capped at the
-// current RV), like an etcd compaction: later requests for an older RV get
-// 410 Expired. Open watches are not affected. Compacting to an RV already
-// compacted is a no-op.
+// current RV), like an etcd compaction: later exact lists and continue tokens
+// for an older RV get 410 Expired, and so do watches, unless Options.WatchCache
+// is WatchCacheOwnWindow (the watch cache keeps replaying its own window).
+// Open watches are not affected. Compacting to an RV already compacted is a
+// no-op.
 func (s *Server) Compact(resourceVersion string) error {
 	rv, err := parseRV(resourceVersion)
 	if err != nil {
@@ -131,12 +138,19 @@ func (s *Server) Compact(resourceVersion string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.compactLocked(min(rv, s.rv))
+	rv = min(rv, s.rv)
+	if s.opts.WatchCache == WatchCacheOwnWindow {
+		s.compacted = max(s.compacted, rv)
+		return nil
+	}
+	s.trimLocked(rv)
 	return nil
 }
 
-func (s *Server) compactLocked(rv uint64) {
-	if rv <= s.compacted {
+// trimLocked drops the events up to and including rv from history: neither
+// a watch nor an exact list can start before it any more.
+func (s *Server) trimLocked(rv uint64) {
+	if rv <= s.windowStart {
 		return
 	}
 	i := 0
@@ -145,7 +159,8 @@ func (s *Server) compactLocked(rv uint64) {
 		i++
 	}
 	s.history = s.history[i:]
-	s.compacted = rv
+	s.windowStart = rv
+	s.compacted = max(s.compacted, rv)
 }
 
 // commitLocked appends a write at the next RV, trims the history window,
@@ -154,7 +169,7 @@ func (s *Server) commitLocked(ev event) {
 	s.history = append(s.history, ev)
 	s.rv = ev.rv
 	if over := len(s.history) - s.opts.HistorySize; over > 0 {
-		s.compactLocked(s.history[over-1].rv)
+		s.trimLocked(s.history[over-1].rv)
 	}
 	close(s.advanced)
 	s.advanced = make(chan struct{})

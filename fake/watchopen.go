@@ -109,8 +109,8 @@ func (s *Server) openLocked(ctx context.Context, pred predicate, st watchStart, 
 			initial = append(initial, queued{typ: watch.Bookmark, rv: s.rv, initialEnd: true})
 		}
 	case st.rvSet:
-		if st.rv < s.compacted {
-			return nil, errWatchExpired(st.rv, s.compacted)
+		if st.rv < s.windowStart {
+			return nil, s.errWatchExpired(st.rv)
 		}
 		from = st.rv
 		for _, ev := range s.history {

@@ -25,29 +25,28 @@ import (
 // bookmarks fall.
 func bookmarkSpecs(v variant, e *env) {
 	Describe("bookmarks", func() {
-		v.itFakeDiffers("the fake sends bookmarks only every Options.BookmarkInterval (1 min), none before a watch's timeoutSeconds deadline",
-			"a watch with allowWatchBookmarks and timeoutSeconds=3 gets bookmarks before the server closes it", func(ctx SpecContext) {
-				from := e.list(ctx, metav1.ListOptions{}).ResourceVersion
-				w := e.watch(ctx, metav1.ListOptions{ResourceVersion: from, AllowWatchBookmarks: true, TimeoutSeconds: ptr.To[int64](3)})
-				written := e.create(ctx, "a", nil)
-				start := time.Now()
-				evs := drain(w, eventTimeout)
-				Expect(time.Since(start)).To(BeNumerically("<", 8*time.Second), "closed at the 3 s timeout")
-				var others []string
-				var bookmarks []watch.Event
-				for _, ev := range evs {
-					if ev.Type == watch.Bookmark {
-						expectBookmark(ev, from)
-						bookmarks = append(bookmarks, ev)
-					} else {
-						others = append(others, describe(ev))
-					}
+		v.it("a watch with allowWatchBookmarks and timeoutSeconds=3 gets bookmarks before the server closes it", func(ctx SpecContext) {
+			from := e.list(ctx, metav1.ListOptions{}).ResourceVersion
+			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: from, AllowWatchBookmarks: true, TimeoutSeconds: ptr.To[int64](3)})
+			written := e.create(ctx, "a", nil)
+			start := time.Now()
+			evs := drain(w, eventTimeout)
+			Expect(time.Since(start)).To(BeNumerically("<", 8*time.Second), "closed at the 3 s timeout")
+			var others []string
+			var bookmarks []watch.Event
+			for _, ev := range evs {
+				if ev.Type == watch.Bookmark {
+					expectBookmark(ev, from)
+					bookmarks = append(bookmarks, ev)
+				} else {
+					others = append(others, describe(ev))
 				}
-				Expect(others).To(Equal([]string{"ADDED " + at(written)}))
-				Expect(bookmarks).NotTo(BeEmpty(), "at least one bookmark before the deadline")
-				last := bookmarks[len(bookmarks)-1].Object.(*corev1.ConfigMap)
-				Expect(rv(last.ResourceVersion)).To(BeNumerically(">=", rv(written.ResourceVersion)), "the last bookmark is past the last event")
-			})
+			}
+			Expect(others).To(Equal([]string{"ADDED " + at(written)}))
+			Expect(bookmarks).NotTo(BeEmpty(), "at least one bookmark before the deadline")
+			last := bookmarks[len(bookmarks)-1].Object.(*corev1.ConfigMap)
+			Expect(rv(last.ResourceVersion)).To(BeNumerically(">=", rv(written.ResourceVersion)), "the last bookmark is past the last event")
+		})
 
 		v.it("a watch without allowWatchBookmarks gets no bookmark and is closed cleanly at timeoutSeconds", func(ctx SpecContext) {
 			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: e.list(ctx, metav1.ListOptions{}).ResourceVersion, TimeoutSeconds: ptr.To[int64](1)})

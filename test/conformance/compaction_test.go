@@ -24,18 +24,18 @@ const compactionTimeout = 60 * time.Second
 // watch cache in front of etcd.
 type compactionVariant struct {
 	variant
-	// watchCache says watches are served by a watch cache (the fake models
-	// one), rather than straight from etcd.
+	// watchCache says watches are served by a watch cache (for the fake,
+	// fake.WatchCacheOwnWindow), rather than straight from etcd
+	// (fake.WatchCacheDisabled).
 	watchCache bool
 }
 
-var _ = Describe("fake compaction", Ordered, func() {
-	compactionSpecs(compactionVariant{variant: variant{name: "fake", fake: true, cluster: func(SpecContext) Cluster {
-		srv, err := fake.NewServer(FakeOptions())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
-		return NewFakeCluster(srv)
-	}}, watchCache: true})
+var _ = Describe("fake compaction (watch cache)", Ordered, func() {
+	compactionSpecs(compactionVariant{variant: variant{name: "fake", fake: true, cluster: compactingFake(fake.WatchCacheOwnWindow)}, watchCache: true})
+})
+
+var _ = Describe("fake compaction (no watch cache)", Ordered, func() {
+	compactionSpecs(compactionVariant{variant: variant{name: "fake", fake: true, cluster: compactingFake(fake.WatchCacheDisabled)}, watchCache: false})
 })
 
 var _ = Describe("kube-apiserver compaction (watch cache)", Ordered, func() {
@@ -45,6 +45,19 @@ var _ = Describe("kube-apiserver compaction (watch cache)", Ordered, func() {
 var _ = Describe("kube-apiserver compaction (no watch cache)", Ordered, func() {
 	compactionSpecs(compactionVariant{variant: variant{name: "kube-apiserver", cluster: compactingServer(true)}, watchCache: false})
 })
+
+// compactingFake returns a fresh fake server whose watches are served as
+// mode says, like a kube-apiserver with or without its watch cache.
+func compactingFake(mode fake.WatchCacheMode) func(SpecContext) Cluster {
+	return func(SpecContext) Cluster {
+		opts := FakeOptions()
+		opts.WatchCache = mode
+		srv, err := fake.NewServer(opts)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
+		return NewFakeCluster(srv)
+	}
+}
 
 // compactingServer starts a dedicated apiserver that compacts etcd every
 // second; it is stopped when the Ordered container ends.
@@ -120,22 +133,20 @@ func compactionSpecs(v compactionVariant) {
 		Expect(rv(rest.ResourceVersion)).To(BeNumerically(">=", rv(marker)), "the rest is read at the latest resource version")
 	})
 
-	if v.fake || !v.watchCache {
-		v.itFakeDiffers(`the fake sends the watch cache's message "too old resource version: <requested> (<compacted>)"`,
-			"without a watch cache, a watch from a compacted resourceVersion gets one in-stream 410 ERROR from etcd", func(ctx SpecContext) {
-				w := e.watch(ctx, metav1.ListOptions{ResourceVersion: rvs[2]})
-				evs := drain(w, eventTimeout)
-				Expect(evs).To(HaveLen(1))
-				Expect(evs[0].Type).To(Equal(watch.Error))
-				Expect(evs[0].Object).To(Equal(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired,
-					Message: "The resourceVersion for the provided watch is too old."}))
-			})
+	if !v.watchCache {
+		v.it("without a watch cache, a watch from a compacted resourceVersion gets one in-stream 410 ERROR from etcd", func(ctx SpecContext) {
+			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: rvs[2]})
+			evs := drain(w, eventTimeout)
+			Expect(evs).To(HaveLen(1))
+			Expect(evs[0].Type).To(Equal(watch.Error))
+			Expect(evs[0].Object).To(Equal(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired,
+				Message: "The resourceVersion for the provided watch is too old."}))
+		})
 	}
 	if v.watchCache {
-		v.itFakeDiffers("the fake answers 410 Expired: its Compact also shortens the window a watch can replay, a watch cache's does not follow etcd compaction",
-			"with a watch cache, a watch from a compacted resourceVersion still inside the cache replays the events after it", func(ctx SpecContext) {
-				w := e.watch(ctx, metav1.ListOptions{ResourceVersion: rvs[2]})
-				Expect(nextDescribed(w, 3)).To(Equal([]string{"ADDED b@" + rvs[3], "ADDED d@" + rvs[4], "MODIFIED " + at(updated)}))
-			})
+		v.it("with a watch cache, a watch from a compacted resourceVersion still inside the cache replays the events after it", func(ctx SpecContext) {
+			w := e.watch(ctx, metav1.ListOptions{ResourceVersion: rvs[2]})
+			Expect(nextDescribed(w, 3)).To(Equal([]string{"ADDED b@" + rvs[3], "ADDED d@" + rvs[4], "MODIFIED " + at(updated)}))
+		})
 	}
 }

@@ -25,9 +25,11 @@
 //	go test -race -count=1 -short ./test/conformance/...   # fake only
 //
 // Each spec is registered twice, under the "fake" and "kube-apiserver"
-// containers; compaction specs run under "fake compaction" and two
+// containers; compaction specs run under two fake containers (one with
+// fake.WatchCacheOwnWindow, one with fake.WatchCacheDisabled) and two
 // kube-apiserver containers with a dedicated server compacting every second
-// (one with the watch cache, one without).
+// (one with the watch cache, one without). The fake cluster is built with
+// RequireNamespaces and a FieldManager, as a real cluster behaves.
 //
 // A behaviour where the fake is known to differ from kube-apiserver is
 // registered with itFakeDiffers: it runs (and must pass) against the real

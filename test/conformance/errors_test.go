@@ -57,23 +57,21 @@ func errorSpecs(v variant, e *env) {
 				Details: &metav1.StatusDetails{Name: "a", Kind: "configmaps"}})
 		})
 
-		v.itFakeDiffers(`the fake says 'Operation cannot be fulfilled on configmaps "a": Precondition failed: ResourceVersion in precondition: X, ResourceVersion in object meta: Y' with details kind "configmaps"`,
-			"deleting with a stale resourceVersion precondition is 409 Conflict on kind ConfigMap", func(ctx SpecContext) {
-				cur := e.update(ctx, a, nil, map[string]string{"k": "1"})
-				err := e.c.DeleteConfigMap(ctx, e.ns, "a", &metav1.Preconditions{ResourceVersion: ptr.To(a.ResourceVersion)})
-				expectStatus(err, metav1.Status{Code: 409, Reason: metav1.StatusReasonConflict,
-					Message: fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, a.ResourceVersion, cur.ResourceVersion),
-					Details: &metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}})
-			})
+		v.it("deleting with a stale resourceVersion precondition is 409 Conflict on kind ConfigMap", func(ctx SpecContext) {
+			cur := e.update(ctx, a, nil, map[string]string{"k": "1"})
+			err := e.c.DeleteConfigMap(ctx, e.ns, "a", &metav1.Preconditions{ResourceVersion: ptr.To(a.ResourceVersion)})
+			expectStatus(err, metav1.Status{Code: 409, Reason: metav1.StatusReasonConflict,
+				Message: fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, a.ResourceVersion, cur.ResourceVersion),
+				Details: &metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}})
+		})
 
-		v.itFakeDiffers(`the fake says 'Operation cannot be fulfilled on configmaps "a": Precondition failed: UID in precondition: X, UID in object meta: Y' with details kind "configmaps"`,
-			"deleting with a wrong UID precondition is 409 Conflict on kind ConfigMap", func(ctx SpecContext) {
-				wrong := types.UID("00000000-0000-0000-0000-00000000dead")
-				err := e.c.DeleteConfigMap(ctx, e.ns, "a", &metav1.Preconditions{UID: &wrong})
-				expectStatus(err, metav1.Status{Code: 409, Reason: metav1.StatusReasonConflict,
-					Message: fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated`, wrong, a.UID),
-					Details: &metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}})
-			})
+		v.it("deleting with a wrong UID precondition is 409 Conflict on kind ConfigMap", func(ctx SpecContext) {
+			wrong := types.UID("00000000-0000-0000-0000-00000000dead")
+			err := e.c.DeleteConfigMap(ctx, e.ns, "a", &metav1.Preconditions{UID: &wrong})
+			expectStatus(err, metav1.Status{Code: 409, Reason: metav1.StatusReasonConflict,
+				Message: fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated`, wrong, a.UID),
+				Details: &metav1.StatusDetails{Name: "a", Kind: "ConfigMap"}})
+		})
 
 		invalidOptionSpecs(v, e)
 	})

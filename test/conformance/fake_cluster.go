@@ -33,13 +33,20 @@ func NewFakeCluster(srv *fake.Server) *FakeCluster {
 	return &FakeCluster{srv: srv}
 }
 
-// FakeOptions are fake.Options with the resources a FakeCluster needs:
-// typed ConfigMaps and Secrets.
+// FakeOptions are fake.Options with the resources a FakeCluster needs
+// (typed ConfigMaps and Secrets) and the fidelity options a real apiserver
+// has on: namespaces must exist (NewNamespace creates them) and writes record
+// managedFields for the test binary, as kube-apiserver does for its user
+// agent.
 func FakeOptions() fake.Options {
-	return fake.Options{Resources: []fake.Resource{
-		fake.ConfigMaps(),
-		{GVR: secretsGVR, Kind: "Secret", Namespaced: true},
-	}}
+	return fake.Options{
+		Resources: []fake.Resource{
+			fake.ConfigMaps(),
+			{GVR: secretsGVR, Kind: "Secret", Namespaced: true},
+		},
+		RequireNamespaces: true,
+		FieldManager:      "conformance.test",
+	}
 }
 
 // Server returns the underlying fake server.
@@ -48,13 +55,15 @@ func (c *FakeCluster) Server() *fake.Server { return c.srv }
 // Name implements Cluster.
 func (c *FakeCluster) Name() string { return "fake" }
 
-// NewNamespace implements Cluster. The fake has no namespace objects; a
-// namespace is just a fresh name.
-func (c *FakeCluster) NewNamespace(context.Context) (string, error) {
-	return fmt.Sprintf("conformance-%d", c.namespaces.Add(1)), nil
+// NewNamespace implements Cluster: a fresh name, created on the server
+// (which matters when it was built with Options.RequireNamespaces).
+func (c *FakeCluster) NewNamespace(ctx context.Context) (string, error) {
+	ns := fmt.Sprintf("conformance-%d", c.namespaces.Add(1))
+	return ns, c.srv.CreateNamespace(ctx, ns)
 }
 
-// DeleteNamespace implements Cluster; it is a no-op.
+// DeleteNamespace implements Cluster; it is a no-op (the fake cannot delete
+// namespaces, and every spec gets a fresh server anyway).
 func (c *FakeCluster) DeleteNamespace(context.Context, string) error { return nil }
 
 // CreateConfigMap implements Cluster.
