@@ -1,0 +1,47 @@
+// Package operator is a small controller-runtime operator whose manager
+// builds every informer with listwatch: the digest operator keeps, for each
+// Secret, a ConfigMap "<name>-digest" owned by it that holds a SHA-256
+// prefix of every value (never the value) and the Secret's type. It
+// watches both kinds: editing or deleting a digest puts it back, and a
+// Secret's deletion deletes its digest (found through a field index, so no
+// garbage collector is needed).
+//
+// The listwatch part is one line of cache options:
+//
+//	cache.Options{NewInformer: informer.NewSharedIndexInformer}
+//
+// (here ListwatchInformer, which adds a guard the drop-in still needs; see
+// its doc). Options.Informers switches back to client-go's informers for
+// comparison, and cmd/secret-digest exposes it as -informers.
+//
+// # Usage
+//
+//	mgr, err := operator.NewManager(ctx, operator.Options{
+//		Config:    restConfig,
+//		Namespace: "demo",
+//		Informers: operator.Listwatch, // or operator.ClientGo
+//	})
+//	if err != nil { ... }
+//	err = mgr.Start(ctx) // blocks until ctx ends
+//
+// # Concurrency
+//
+// The manager runs the informers, the controller's workers
+// (Options.MaxConcurrentReconciles) and the cache on its own goroutines;
+// Reconcile may run concurrently for different Secrets. Counters are
+// atomic and may be read while the manager runs. Everything stops when
+// the context given to Start ends.
+//
+// # Testing
+//
+// Digest and the drop-in's behaviour under controller-runtime's calls
+// (SetTransform, AddIndexers after sync, handler registrations,
+// RemoveEventHandler, IsStopped) are unit-tested against listwatch's fake
+// apiserver for both implementations. The Ginkgo suite in e2e_test.go runs
+// the whole operator against a real kube-apiserver (internal/testapiserver)
+// with each implementation: create, update and delete reconciled, a
+// deleted digest restored, an apiserver restart survived, field-index
+// lists, metadata-only and unstructured reads, managedFields stripped. It
+// is skipped under -short. BenchmarkOperator10k measures heap after GC and
+// CPU after reconciling 10,000 Secrets with each implementation.
+package operator

@@ -1,0 +1,159 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// running is an operator started by startOperator.
+type running struct {
+	mgr         manager.Manager
+	counters    *Counters
+	watchErrors atomic.Int64
+	// built records every informer the cache built, by the example
+	// object's type ("*v1.Secret").
+	built sync.Map
+	stop  context.CancelFunc
+	done  chan error // receives Start's result once
+}
+
+// startOperator starts the operator in namespace ns with impl's informers
+// on a context of its own (spec contexts end with their node) and waits
+// for its cache to sync. stopAndWait ends it.
+func startOperator(cfg *rest.Config, impl Informers, ns string, strip bool, workers int, logger klog.Logger) (*running, error) {
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	r := &running{counters: &Counters{}, stop: cancel, done: make(chan error, 1)}
+	mgr, err := NewManager(ctx, Options{
+		Config:                  cfg,
+		Namespace:               ns,
+		Informers:               impl,
+		StripManagedFields:      strip,
+		MaxConcurrentReconciles: workers,
+		Counters:                r.counters,
+		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
+			r.built.Store(fmt.Sprintf("%T", example), inf)
+		},
+		WatchErrorHandler: func(context.Context, *toolscache.Reflector, error) {
+			r.watchErrors.Add(1)
+		},
+	})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r.mgr = mgr
+	go func() { r.done <- mgr.Start(ctx) }()
+	// The controller's sources ask for their informers once the manager
+	// runs; asking here too (GetInformer blocks until synced) makes the
+	// operator ready when this returns.
+	for _, obj := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}} {
+		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
+			cancel()
+			return nil, fmt.Errorf("informer for %T: %w (manager: %v)", obj, err, <-r.done)
+		}
+	}
+	return r, nil
+}
+
+// stopAndWait stops the manager and returns Start's result.
+func (r *running) stopAndWait() error {
+	r.stop()
+	return <-r.done
+}
+
+// converged checks, against the apiserver itself, that every Secret in ns
+// has exactly its digest ConfigMap, controlled by it, and that no digest
+// outlives its Secret.
+func converged(ctx context.Context, c kubernetes.Interface, ns string) error {
+	secrets, err := c.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	cms, err := c.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: DigestOfLabel})
+	if err != nil {
+		return err
+	}
+	byName := map[string]*corev1.ConfigMap{}
+	for i := range cms.Items {
+		byName[cms.Items[i].Name] = &cms.Items[i]
+	}
+	var errs []error
+	for i := range secrets.Items {
+		s := &secrets.Items[i]
+		cm, ok := byName[DigestName(s.Name)]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("secret %s has no digest", s.Name))
+		case !Matches(cm, s):
+			errs = append(errs, fmt.Errorf("digest of %s is %v, want %v", s.Name, cm.Data, Digest(s)))
+		case !metav1.IsControlledBy(cm, s):
+			errs = append(errs, fmt.Errorf("digest of %s is not controlled by it", s.Name))
+		}
+		delete(byName, DigestName(s.Name))
+	}
+	for name := range byName {
+		errs = append(errs, fmt.Errorf("digest %s has no secret", name))
+	}
+	return errors.Join(errs...)
+}
+
+func newSecret(ns, name, value string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data:       map[string][]byte{"value": []byte(value), "fixed": []byte("same")},
+	}
+}
+
+// setSecret updates the named Secret's value, retrying on conflicts.
+func setSecret(ctx context.Context, c kubernetes.Interface, ns, name, value string) {
+	Eventually(func() error {
+		s, err := c.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Data["value"] = []byte(value)
+		_, err = c.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
+		return err
+	}).WithContext(ctx).Should(Succeed())
+}
+
+// informerTypes returns what built records: example type to informer type.
+func (r *running) informerTypes() map[string]string {
+	out := map[string]string{}
+	r.built.Range(func(k, v any) bool {
+		out[k.(string)] = fmt.Sprintf("%T", v)
+		return true
+	})
+	return out
+}
+
+// wantInformerType is the informer type impl builds.
+func wantInformerType(impl Informers) string {
+	if impl == Listwatch {
+		return fmt.Sprintf("%T", nilTransformGuard{})
+	}
+	return "*cache.sharedIndexInformer"
+}
+
+// builtInformer returns the informer the cache built for the example type.
+func (r *running) builtInformer(exampleType string) toolscache.SharedIndexInformer {
+	inf, ok := r.built.Load(exampleType)
+	if !ok {
+		return nil
+	}
+	return inf.(toolscache.SharedIndexInformer)
+}

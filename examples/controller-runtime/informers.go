@@ -1,0 +1,82 @@
+package operator
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/informer"
+)
+
+// NewInformerFunc is the type of controller-runtime's cache.Options.NewInformer:
+// client-go's cache.NewSharedIndexInformer signature.
+type NewInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
+
+// Informers names the informer implementation a manager's cache builds
+// every informer with. The zero value is Listwatch. It implements
+// flag.Value, so a command can switch with -informers=client-go.
+type Informers string
+
+const (
+	// Listwatch builds informers with informer.NewSharedIndexInformer.
+	Listwatch Informers = "listwatch"
+	// ClientGo builds client-go's own informers, for comparison.
+	ClientGo Informers = "client-go"
+)
+
+// String implements flag.Value.
+func (i *Informers) String() string {
+	if i == nil || *i == "" {
+		return string(Listwatch)
+	}
+	return string(*i)
+}
+
+// Set implements flag.Value; it accepts "listwatch" and "client-go".
+func (i *Informers) Set(s string) error {
+	switch Informers(s) {
+	case Listwatch, ClientGo:
+		*i = Informers(s)
+		return nil
+	}
+	return fmt.Errorf("informers: %q is neither %q nor %q", s, Listwatch, ClientGo)
+}
+
+// NewInformer returns the constructor to put in cache.Options.NewInformer,
+// or an error for an unknown name.
+func (i Informers) NewInformer() (NewInformerFunc, error) {
+	switch i {
+	case Listwatch, "":
+		return ListwatchInformer, nil
+	case ClientGo:
+		return toolscache.NewSharedIndexInformer, nil
+	}
+	return nil, fmt.Errorf("informers: unknown implementation %q", string(i))
+}
+
+// ListwatchInformer is informer.NewSharedIndexInformer with one guard that
+// controller-runtime needs: its cache calls SetTransform(nil) on every
+// informer when no transform is configured, which client-go takes as "no
+// transform" but the listwatch drop-in (informer/compat.go, at the time of
+// writing) stores as a nil function and calls, panicking on the first
+// list. The guard drops nil transforms; once compatInformer.SetTransform
+// treats nil as "none" itself, this is exactly
+// informer.NewSharedIndexInformer and can be replaced by it.
+func ListwatchInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	return nilTransformGuard{informer.NewSharedIndexInformer(lw, example, resync, indexers)}
+}
+
+// nilTransformGuard passes everything through to the embedded informer
+// except SetTransform(nil), which it accepts without effect.
+type nilTransformGuard struct {
+	toolscache.SharedIndexInformer
+}
+
+func (g nilTransformGuard) SetTransform(t toolscache.TransformFunc) error {
+	if t == nil {
+		return nil
+	}
+	return g.SharedIndexInformer.SetTransform(t)
+}
