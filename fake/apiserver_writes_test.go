@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // errStatus returns the Status of an apierrors error, or a zero Status.
@@ -204,4 +205,25 @@ func TestManagedFields(t *testing.T) {
 			t.Errorf("without FieldManager: managedFields %+v", out.ManagedFields)
 		}
 	})
+}
+
+func TestEtcdKey(t *testing.T) {
+	cases := []struct {
+		res      Resource
+		ns, name string
+		want     string
+	}{
+		{ConfigMaps(), "ns", "a", "/registry/configmaps/ns/a"},
+		{Resource{GVR: GVR{Group: "apps", Version: "v1", Resource: "deployments"}, Kind: "Deployment", Namespaced: true}, "ns", "d", "/registry/apps/deployments/ns/d"},
+		{Resource{GVR: GVR{Version: "v1", Resource: "nodes"}, Kind: "Node"}, "", "n", "/registry/nodes/n"},
+	}
+	for _, tc := range cases {
+		r, err := newResourceState(tc.res, scheme.Scheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.etcdKey(tc.ns, tc.name); got != tc.want {
+			t.Errorf("etcdKey(%q, %q) = %q; want %q", tc.ns, tc.name, got, tc.want)
+		}
+	}
 }

@@ -72,9 +72,11 @@ func (r *resourceState) setFieldLabels() {
 
 func (r *resourceState) groupResource() schema.GroupResource { return r.cfg.GVR.GroupResource() }
 
-// etcdKey is the key kube-apiserver would store the object under:
-// /registry/<resource>/... for the core group, /registry/<group>/<resource>/...
-// otherwise.
+// etcdKey is the key kube-apiserver would store the object under, as named
+// in StorageError messages: /registry/<resource>/... for the core group,
+// /registry/<group>/<resource>/... otherwise, as for custom resources.
+// (Built-in types of other groups, such as apps deployments, really live
+// under /registry/<resource>; the fake cannot tell them apart.)
 func (r *resourceState) etcdKey(namespace, name string) string {
 	prefix := "/registry/" + r.cfg.GVR.Resource
 	if r.cfg.GVR.Group != "" {
