@@ -92,6 +92,9 @@ func awaitConverged(ctx context.Context, cs kubernetes.Interface, ns string, tim
 	Expect(stateDiff(want, fresh)).To(BeEmpty(), "the server changed while convergence was measured")
 	for _, s := range sides {
 		Expect(stateDiff(fresh, s.state())).To(BeEmpty(), "%s after convergence", s.lib())
+		// What the handler was told adds up to the same objects.
+		Eventually(s.events().viewDiff).WithArguments(fresh).WithTimeout(timeout).
+			Should(BeEmpty(), "%s: the handler's view", s.lib())
 	}
 	return took
 }

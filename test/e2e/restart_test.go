@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -68,6 +69,6 @@ var _ = Describe("Apiserver restart", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		var ev watch.Event
 		Eventually(w2.ResultChan()).WithTimeout(30 * time.Second).Should(Receive(&ev))
-		Expect(ev.Type).To(Equal(watch.Modified))
+		Expect(ev.Type).To(Equal(watch.Modified), "event: %s", format.Object(ev.Object, 1))
 	})
 })

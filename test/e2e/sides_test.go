@@ -43,9 +43,41 @@ type side interface {
 	lastError() error
 }
 
-// eventCounter counts handler calls. Both libraries' handlers feed one.
+// eventCounter counts handler calls and keeps the handler's view: the
+// objects it has been told exist, key -> resourceVersion. Both libraries'
+// handlers feed one.
 type eventCounter struct {
 	adds, initialAdds, updates, deletes, deletesUnknown atomic.Int64
+
+	mu sync.Mutex
+	// view is what the handler was told, applied in call order. Guarded by mu.
+	view map[string]string
+}
+
+func (e *eventCounter) set(ns, name, rv string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.view == nil {
+		e.view = map[string]string{}
+	}
+	e.view[ns+"/"+name] = rv
+}
+
+func (e *eventCounter) drop(ns, name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.view, ns+"/"+name)
+}
+
+// viewDiff says how the handler's view differs from want ("" if equal).
+func (e *eventCounter) viewDiff(want map[string]string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	got := make(map[string]string, len(e.view))
+	for k, v := range e.view {
+		got[k] = v
+	}
+	return stateDiff(want, got)
 }
 
 func (e *eventCounter) total() int64 {
@@ -158,21 +190,7 @@ func startListwatch(cfg *rest.Config, ns string, tweak func(*informer.Options[*c
 	inf, err := informer.New(opts)
 	Expect(err).NotTo(HaveOccurred())
 	s.inf = inf
-	_, err = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc: func(_ *corev1.ConfigMap, initial bool) {
-			s.ev.adds.Add(1)
-			if initial {
-				s.ev.initialAdds.Add(1)
-			}
-		},
-		UpdateFunc: func(_, _ *corev1.ConfigMap) { s.ev.updates.Add(1) },
-		DeleteFunc: func(_ *corev1.ConfigMap, unknown bool) {
-			s.ev.deletes.Add(1)
-			if unknown {
-				s.ev.deletesUnknown.Add(1)
-			}
-		},
-	}, informer.HandlerOptions{})
+	_, err = inf.AddHandler(lwViewHandler(&s.ev), informer.HandlerOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	runUntilCleanup(func(ctx context.Context) {
 		Expect(inf.Run(ctx)).To(Succeed())
@@ -259,18 +277,51 @@ func startClientGo(cfg *rest.Config, ns string, paginated bool) *cgSide {
 // detailedCounter is a client-go handler that counts its calls in c.
 func detailedCounter(c *eventCounter) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(_ any, initial bool) {
+		AddFunc: func(obj any, initial bool) {
 			c.adds.Add(1)
 			if initial {
 				c.initialAdds.Add(1)
 			}
+			cm := obj.(*corev1.ConfigMap)
+			c.set(cm.Namespace, cm.Name, cm.ResourceVersion)
 		},
-		UpdateFunc: func(_, _ any) { c.updates.Add(1) },
+		UpdateFunc: func(_, obj any) {
+			c.updates.Add(1)
+			cm := obj.(*corev1.ConfigMap)
+			c.set(cm.Namespace, cm.Name, cm.ResourceVersion)
+		},
 		DeleteFunc: func(obj any) {
 			c.deletes.Add(1)
-			if _, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				c.deletesUnknown.Add(1)
+				obj = tomb.Obj
+			}
+			cm := obj.(*corev1.ConfigMap)
+			c.drop(cm.Namespace, cm.Name)
+		},
+	}
+}
+
+// lwViewHandler is a listwatch handler that keeps c's counts and view.
+func lwViewHandler(c *eventCounter) informer.Handler[*corev1.ConfigMap] {
+	return informer.HandlerFuncs[*corev1.ConfigMap]{
+		AddFunc: func(cm *corev1.ConfigMap, initial bool) {
+			c.adds.Add(1)
+			if initial {
+				c.initialAdds.Add(1)
+			}
+			c.set(cm.Namespace, cm.Name, cm.ResourceVersion)
+		},
+		UpdateFunc: func(_, cm *corev1.ConfigMap) {
+			c.updates.Add(1)
+			c.set(cm.Namespace, cm.Name, cm.ResourceVersion)
+		},
+		DeleteFunc: func(cm *corev1.ConfigMap, unknown bool) {
+			c.deletes.Add(1)
+			if unknown {
 				c.deletesUnknown.Add(1)
 			}
+			c.drop(cm.Namespace, cm.Name)
 		},
 	}
 }
