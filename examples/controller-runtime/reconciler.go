@@ -24,9 +24,10 @@ const OwnerField = "digest.listwatch.io/owner"
 // Counters counts the reconciler's writes; the fields only grow and are
 // safe to read at any time.
 type Counters struct {
-	Created atomic.Int64 // ConfigMaps created
-	Updated atomic.Int64 // ConfigMaps whose data was rewritten
-	Deleted atomic.Int64 // ConfigMaps deleted because their Secret is gone
+	Reconciles atomic.Int64 // Reconcile calls
+	Created    atomic.Int64 // ConfigMaps created
+	Updated    atomic.Int64 // ConfigMaps whose data was rewritten
+	Deleted    atomic.Int64 // ConfigMaps deleted because their Secret is gone
 }
 
 // Reconciler keeps one digest ConfigMap per Secret.
@@ -44,6 +45,7 @@ var _ reconcile.Reconciler = (*Reconciler)(nil)
 // Reconcile creates, updates or deletes the digest ConfigMap of the Secret
 // named by req.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.Counters.Reconciles.Add(1)
 	logger := klog.FromContext(ctx).WithValues("secret", req.NamespacedName)
 	var secret corev1.Secret
 	err := r.Client.Get(ctx, req.NamespacedName, &secret)
