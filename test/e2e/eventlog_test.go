@@ -88,31 +88,63 @@ func summary(want map[string]string) string {
 // check verifies that the log is exactly one ADDED per object of want, at
 // its resource version, in strictly increasing resource version order.
 func (l *eventLog) check(want map[string]string) error {
+	gone, err := l.checkPrefix(want)
+	if err == nil && gone {
+		err = fmt.Errorf("the watch ended with a 410 ERROR")
+	}
+	return err
+}
+
+// checkPrefix is check, except that the log may be cut short by one final
+// ERROR with a 410 (the watch cannot resume); gone reports whether it was.
+func (l *eventLog) checkPrefix(want map[string]string) (gone bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	seen := map[string]bool{}
 	var last uint64
 	for i, e := range l.events {
+		if e.Type == watch.Error && i == len(l.events)-1 && strings.Contains(e.Key, "too old") {
+			return true, nil
+		}
 		if e.Type != watch.Added {
-			return fmt.Errorf("event %d is %s %s", i, e.Type, e.Key)
+			return false, fmt.Errorf("event %d is %s %s", i, e.Type, e.Key)
 		}
 		if seen[e.Key] {
-			return fmt.Errorf("event %d repeats %s", i, e.Key)
+			return false, fmt.Errorf("event %d repeats %s", i, e.Key)
 		}
 		seen[e.Key] = true
 		if want[e.Key] != e.RV {
-			return fmt.Errorf("event %d: %s at rv %s, the server has rv %q", i, e.Key, e.RV, want[e.Key])
+			return false, fmt.Errorf("event %d: %s at rv %s, the server has rv %q", i, e.Key, e.RV, want[e.Key])
 		}
 		rv, err := strconv.ParseUint(e.RV, 10, 64)
 		if err != nil || rv <= last {
-			return fmt.Errorf("event %d: rv %s after %d", i, e.RV, last)
+			return false, fmt.Errorf("event %d: rv %s after %d", i, e.RV, last)
 		}
 		last = rv
 	}
 	if len(seen) != len(want) {
-		return fmt.Errorf("saw %d objects, the server has %d", len(seen), len(want))
+		return false, fmt.Errorf("saw %d objects, the server has %d", len(seen), len(want))
 	}
-	return nil
+	return false, nil
+}
+
+// count returns the number of logged events of type t.
+func (l *eventLog) count(t watch.EventType) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for _, e := range l.events {
+		if e.Type == t {
+			n++
+		}
+	}
+	return n
+}
+
+// ended reports whether the last logged event is an ERROR.
+func (l *eventLog) ended() bool {
+	e, ok := l.last()
+	return ok && e.Type == watch.Error
 }
 
 // replay applies the logged events to an empty map of key -> resource

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -71,19 +73,13 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 		lw, cg := startBoth(own.AdminConfig(), ns)
 		Eventually(func() bool { return lw.synced() && cg.synced() }).WithTimeout(time.Minute).Should(BeTrue())
 
-		// Cut both informers off, write, and wait until etcd has compacted
-		// the revision after the older of their resource versions, so a
-		// watch resumed from there must fail with 410.
-		lw.requests().partition()
-		cg.requests().partition()
-		stats := &churnStats{}
-		churn(ctx, cs, ns, 2*time.Second, 100, 4, 50, stats)
-		rv := min(mustParseRV(lw.inf.LastSyncResourceVersion()), mustParseRV(cg.inf.LastSyncResourceVersion()))
-		awaitCompacted(ctx, cs, ns, rv+1)
-
-		lw.requests().heal()
-		cg.requests().heal()
+		stats := partitionAcrossCompaction(ctx, cs, ns, lw, cg)
+		healed := time.Since(lw.born)
 		took := awaitConverged(ctx, cs, ns, 2*time.Minute, lw, cg)
+		GinkgoWriter.Printf("healed at %v (listwatch clock; client-go started %v later)\n", healed.Round(time.Millisecond), cg.born.Sub(lw.born))
+		for _, s := range []*sideBase{&lw.sideBase, &cg.sideBase} {
+			GinkgoWriter.Printf("errors seen:\n  %s\n", strings.Join(s.errorLog(), "\n  "))
+		}
 		Expect(lw.relists.count(reflector.ReasonExpired)).To(BeNumerically(">=", 1),
 			"listwatch relists by cause: %v", lw.relists.snapshot())
 		Expect(cg.requests().listCycles.Load()).To(BeNumerically(">=", 2), "client-go lists again")
@@ -164,10 +160,31 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 			st, _ := logs[i].replay(initial)
 			recordRow(resultRow{
 				Scenario: "RetryWatcher 410", Lib: lib, Objects: len(st), Requests: reqs[i].snapshot(),
+				Adds: logs[i].count(watch.Added), Updates: logs[i].count(watch.Modified), Deletes: logs[i].count(watch.Deleted),
 				Note: fmt.Sprintf("%d writes live, %d cut off; objects: consumer's replayed view; events: %s",
 					liveWrites, stats.writes()-liveWrites, logs[i].summary()),
 			})
 		}
+	})
+
+	// Known bug: Options.WatchErrorHandler is documented as "called with
+	// every list or watch error", but listwatch only reports errors returned
+	// by the List and Watch calls themselves (informer/informer.go,
+	// errorReportingSource). An in-stream ERROR event such as this 410, and
+	// a stream that fails while being read, reach Metrics and Status but
+	// never the handler. (client-go's reflector does not report in-stream
+	// errors to its handler either, so the drop-in matches client-go; the
+	// typed API's promise is what is broken.)
+	itKnownBug("reports an in-stream 410 to Options.WatchErrorHandler", func(ctx SpecContext) {
+		ns := namespaceOn(ctx, cs, "errh-")
+		createConfigMaps(ctx, cs, ns, "cm", 20, 4)
+		lw := startListwatch(own.AdminConfig(), ns, nil)
+		Eventually(lw.synced).WithTimeout(time.Minute).Should(BeTrue())
+		partitionAcrossCompaction(ctx, cs, ns, lw)
+		Eventually(func() int { return lw.relists.count(reflector.ReasonExpired) }).
+			WithTimeout(time.Minute).Should(BeNumerically(">=", 1))
+		Expect(strings.Join(lw.errorLog(), "\n")).To(ContainSubstring("too old"),
+			"the 410 the reflector relisted for should have reached WatchErrorHandler")
 	})
 })
 
@@ -200,4 +217,41 @@ func mustParseRV(rv string) uint64 {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	Expect(err).NotTo(HaveOccurred(), "resource version %q", rv)
 	return n
+}
+
+// partitionAcrossCompaction cuts the informers off, writes for two seconds,
+// waits until etcd has compacted the revision after the oldest of their
+// resource versions (so a watch resumed from there must fail with 410) and
+// heals them. It returns the writes made.
+func partitionAcrossCompaction(ctx context.Context, cs kubernetes.Interface, ns string, sides ...side) *churnStats {
+	GinkgoHelper()
+	rv := uint64(0)
+	for i, s := range sides {
+		s.requests().partition()
+		r := mustParseRV(s.resourceVersion())
+		if i == 0 || r < rv {
+			rv = r
+		}
+	}
+	stats := &churnStats{}
+	churn(ctx, cs, ns, 2*time.Second, 100, 4, 50, stats)
+	awaitCompacted(ctx, cs, ns, rv+1)
+	for _, s := range sides {
+		s.requests().heal()
+	}
+	return stats
+}
+
+// knownBugsEnv, when set, runs the specs that show known bugs; otherwise
+// they are Pending, so the suite stays green.
+const knownBugsEnv = "LISTWATCH_E2E_RUN_KNOWN_BUGS"
+
+// itKnownBug registers a spec that fails until a known bug is fixed: Pending
+// unless $LISTWATCH_E2E_RUN_KNOWN_BUGS is set; labelled known-bug either way.
+func itKnownBug(text string, body func(ctx SpecContext)) {
+	if os.Getenv(knownBugsEnv) != "" {
+		It(text, Label("known-bug"), body)
+		return
+	}
+	PIt(text+" [known bug; set "+knownBugsEnv+"=1 to run]", Label("known-bug"), body)
 }

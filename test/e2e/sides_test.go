@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,8 @@ type side interface {
 	events() *eventCounter
 	// lastError is the last list/watch error the library reported, or nil.
 	lastError() error
+	// resourceVersion is the informer's last synced resource version.
+	resourceVersion() string
 }
 
 // eventCounter counts handler calls and keeps the handler's view: the
@@ -88,9 +91,13 @@ func (e *eventCounter) total() int64 {
 type sideBase struct {
 	reqs *requestCounter
 	ev   eventCounter
-	// errMu guards err, the last list/watch error reported.
-	errMu sync.Mutex
-	err   error
+	// errMu guards err, the last list/watch error reported, and errLog,
+	// every one with the time it was reported.
+	errMu  sync.Mutex
+	err    error
+	errLog []string
+	// born is when the side was started; errLog times are relative to it.
+	born time.Time
 }
 
 func (b *sideBase) requests() *requestCounter { return b.reqs }
@@ -103,7 +110,15 @@ func (b *sideBase) lastError() error {
 func (b *sideBase) setError(err error) {
 	b.errMu.Lock()
 	b.err = err
+	b.errLog = append(b.errLog, fmt.Sprintf("%v %v", time.Since(b.born).Round(time.Millisecond), err))
 	b.errMu.Unlock()
+}
+
+// errorLog returns every reported error with its time since the start.
+func (b *sideBase) errorLog() []string {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return append([]string(nil), b.errLog...)
 }
 
 // configMapLW is a client-go ListWatch over one namespace's ConfigMaps.
@@ -160,6 +175,9 @@ type lwSide struct {
 
 func (s *lwSide) lib() string  { return libListwatch }
 func (s *lwSide) synced() bool { return s.inf.HasSynced() }
+func (s *lwSide) resourceVersion() string {
+	return s.inf.LastSyncResourceVersion()
+}
 func (s *lwSide) state() map[string]string {
 	out := map[string]string{}
 	for _, cm := range s.inf.Reader().List() {
@@ -175,7 +193,7 @@ func startListwatch(cfg *rest.Config, ns string, tweak func(*informer.Options[*c
 	GinkgoHelper()
 	ccfg, reqs := counted(cfg)
 	cs := kubernetes.NewForConfigOrDie(ccfg)
-	s := &lwSide{sideBase: sideBase{reqs: reqs}, relists: &relistMetrics{}}
+	s := &lwSide{sideBase: sideBase{reqs: reqs, born: time.Now()}, relists: &relistMetrics{}}
 	opts := informer.Options[*corev1.ConfigMap]{
 		Name:   "e2e-configmaps",
 		Source: reflector.FromClient[*corev1.ConfigMapList](cs.CoreV1().ConfigMaps(ns)),
@@ -243,6 +261,9 @@ type cgSide struct {
 
 func (s *cgSide) lib() string  { return libClientGo }
 func (s *cgSide) synced() bool { return s.inf.HasSynced() }
+func (s *cgSide) resourceVersion() string {
+	return s.inf.LastSyncResourceVersion()
+}
 func (s *cgSide) state() map[string]string {
 	out := map[string]string{}
 	for _, o := range s.inf.GetStore().List() {
@@ -259,7 +280,7 @@ func startClientGo(cfg *rest.Config, ns string, paginated bool) *cgSide {
 	GinkgoHelper()
 	ccfg, reqs := counted(cfg)
 	cs := kubernetes.NewForConfigOrDie(ccfg)
-	s := &cgSide{sideBase: sideBase{reqs: reqs}}
+	s := &cgSide{sideBase: sideBase{reqs: reqs, born: time.Now()}}
 	var lw cache.ListerWatcher = configMapLW(cs, ns)
 	if paginated {
 		lw = noWatchListLW{configMapLW(cs, ns)}
