@@ -19,7 +19,7 @@ const (
 	// delivery delays measure the pipeline, not a saturated queue.
 	fanoutRate  = 10_000
 	fanoutBurst = 50
-	slowDelay  = time.Millisecond
+	slowDelay   = time.Millisecond
 )
 
 // fanoutEvents updates the first fanoutPods pods, cycling through their

@@ -79,7 +79,11 @@ func start(b testing.TB, lib string, s setup) *running {
 		r.hasSynced = inf.HasSynced
 		r.nsList = func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) }
 	case "client-go":
-		inf := cache.NewSharedIndexInformer(s.lw, &corev1.Pod{}, 0, cache.Indexers{
+		lw := s.lw
+		if s.paged {
+			lw = noStreamLW{lw}
+		}
+		inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
 			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
 		})
@@ -114,3 +118,9 @@ func mustList(idx cache.Indexer, ns string) []*corev1.Pod {
 	_ = cache.ListAllByNamespace(idx, ns, labels.Everything(), func(o any) { out = append(out, o.(*corev1.Pod)) })
 	return out
 }
+
+// noStreamLW declares that the source does not support streaming lists,
+// so that client-go's reflector lists in pages.
+type noStreamLW struct{ cache.ListerWatcher }
+
+func (noStreamLW) IsWatchListSemanticsUnSupported() bool { return true }
