@@ -8,11 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/watchlist"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -90,11 +85,8 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
 	}
-	src := opts.Source
-	if opts.WatchErrorHandler != nil {
-		src = &errorReportingSource{ListerWatcherWithContext: src, report: opts.WatchErrorHandler}
-	}
-	inf.refl, err = reflector.New(reflector.Options[T]{Config: cfg, Name: opts.Name, Source: src, Store: inf.sink, Clock: opts.Clock})
+	inf.refl, err = reflector.New(reflector.Options[T]{Config: cfg, Name: opts.Name, Source: opts.Source, Store: inf.sink, Clock: opts.Clock,
+		OnError: onError(opts.WatchErrorHandler)})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
@@ -212,31 +204,10 @@ func (inf *Informer[T]) IsStopped() bool {
 	return inf.stopped
 }
 
-// errorReportingSource hands every failed list or watch call to a
-// WatchErrorHandler before the reflector sees the error.
-type errorReportingSource struct {
-	cache.ListerWatcherWithContext
-	report func(context.Context, error)
-}
-
-func (s *errorReportingSource) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	obj, err := s.ListerWatcherWithContext.ListWithContext(ctx, opts)
-	if err != nil && ctx.Err() == nil {
-		s.report(ctx, err)
+// onError adapts a WatchErrorHandler to the reflector's error hook.
+func onError(h func(context.Context, error)) func(context.Context, reflector.Reason, error) {
+	if h == nil {
+		return nil
 	}
-	return obj, err
-}
-
-func (s *errorReportingSource) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := s.ListerWatcherWithContext.WatchWithContext(ctx, opts)
-	if err != nil && ctx.Err() == nil {
-		s.report(ctx, err)
-	}
-	return w, err
-}
-
-// IsWatchListSemanticsUnSupported passes on the wrapped source's answer, so
-// that wrapping does not change whether streaming lists are tried.
-func (s *errorReportingSource) IsWatchListSemanticsUnSupported() bool {
-	return watchlist.DoesClientNotSupportWatchListSemantics(s.ListerWatcherWithContext)
+	return func(ctx context.Context, _ reflector.Reason, err error) { h(ctx, err) }
 }

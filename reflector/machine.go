@@ -41,6 +41,9 @@ type Machine[T store.Object] struct {
 	// Expired; the next one then asks for RV="" (a quorum read). Cleared by
 	// a completed list.
 	rvUnavailable bool
+	// lastFail is the reason of the last failure that backed off; unlike
+	// reason it survives a success, so repeated 410s can be told apart.
+	lastFail Reason
 	// synced is set once a Replace has been emitted and not refused.
 	synced bool
 	// undo holds lastSyncRV and synced as they were before the last

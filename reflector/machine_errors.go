@@ -25,6 +25,7 @@ func (m *Machine[T]) healthy() {
 // machine performs after.
 func (m *Machine[T]) fail(reason Reason, err error, after resume) {
 	m.report(reason, err)
+	m.lastFail = reason
 	m.failures++
 	d := m.backoff.delay(m.now, m.cfg.Rand)
 	if reason.slow() {

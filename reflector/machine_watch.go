@@ -62,6 +62,14 @@ func (m *Machine[T]) watchError(reason Reason, err error) {
 		return
 	}
 	switch {
+	case reason == ReasonExpired && m.lastFail != ReasonExpired:
+		// The server answered, so whatever failed before (say, connection
+		// refused during a partition) is over: relist after the first
+		// backoff step, not after a delay grown by those failures. Repeated
+		// 410s still grow it, so a 410 loop cannot become a hot loop.
+		m.failures = 0
+		m.backoff.reset()
+		m.fail(reason, err, resumeCycle)
 	case reason == ReasonExpired, reason == ReasonNotFound, !m.resumable():
 		m.fail(reason, err, resumeCycle)
 	default:

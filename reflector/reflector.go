@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,11 @@ type Options[T store.Object] struct {
 	// Clock drives the shell's timers. Default the real clock (which
 	// testing/synctest fakes).
 	Clock clock.Clock
+	// OnError, if set, is called from Run's goroutine with every error the
+	// reflector meets — failed lists and watches, ERROR events in a stream,
+	// decode errors, refused store writes — after it has been logged and
+	// counted. It must not block.
+	OnError func(ctx context.Context, reason Reason, err error)
 }
 
 // Reflector runs a Machine against a source and a store. Its accessors are
@@ -37,6 +43,8 @@ type Reflector[T store.Object] struct {
 	src   cache.ListerWatcherWithContext
 	store Store[T]
 	clock clock.Clock
+	// onError is Options.OnError; may be nil.
+	onError func(context.Context, Reason, error)
 	// m is used only by the goroutine inside Run.
 	m *Machine[T]
 	// ran is set by the first Run; a Reflector runs at most once.
@@ -74,7 +82,7 @@ func New[T store.Object](opts Options[T]) (*Reflector[T], error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Reflector[T]{name: opts.Name, src: opts.Source, store: opts.Store, clock: opts.Clock, m: m,
+	return &Reflector[T]{name: opts.Name, src: opts.Source, store: opts.Store, clock: opts.Clock, m: m, onError: opts.OnError,
 		status: m.Status()}, nil
 }
 

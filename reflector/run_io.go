@@ -76,6 +76,9 @@ func (s *shell[T]) apply(e Apply[T]) {
 	if err != nil {
 		s.r.m.cfg.Metrics.Error(ReasonStore)
 		s.logger.Error(err, "Store refused a watch event", "type", e.Type, "object", klog.KObj(e.Object))
+		if s.r.onError != nil {
+			s.r.onError(s.ctx, ReasonStore, err)
+		}
 	}
 }
 
@@ -85,5 +88,8 @@ func (s *shell[T]) report(e ReportError) {
 		s.logger.V(2).Info("Watch or list interrupted", "reason", e.Reason, "err", e.Err)
 	default:
 		s.logger.Error(e.Err, "List or watch failed", "reason", e.Reason)
+	}
+	if s.r.onError != nil {
+		s.r.onError(s.ctx, e.Reason, e.Err)
 	}
 }

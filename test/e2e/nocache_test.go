@@ -175,7 +175,7 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 	// never the handler. (client-go's reflector does not report in-stream
 	// errors to its handler either, so the drop-in matches client-go; the
 	// typed API's promise is what is broken.)
-	itKnownBug("reports an in-stream 410 to Options.WatchErrorHandler", func(ctx SpecContext) {
+	It("reports an in-stream 410 to Options.WatchErrorHandler", func(ctx SpecContext) {
 		ns := namespaceOn(ctx, cs, "errh-")
 		createConfigMaps(ctx, cs, ns, "cm", 20, 4)
 		lw := startListwatch(own.AdminConfig(), ns, nil)
