@@ -167,14 +167,9 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 		}
 	})
 
-	// Known bug: Options.WatchErrorHandler is documented as "called with
-	// every list or watch error", but listwatch only reports errors returned
-	// by the List and Watch calls themselves (informer/informer.go,
-	// errorReportingSource). An in-stream ERROR event such as this 410, and
-	// a stream that fails while being read, reach Metrics and Status but
-	// never the handler. (client-go's reflector does not report in-stream
-	// errors to its handler either, so the drop-in matches client-go; the
-	// typed API's promise is what is broken.)
+	// Regression: Options.WatchErrorHandler once saw only errors returned by
+	// the List and Watch calls themselves, not an in-stream ERROR event such
+	// as this 410. The reflector's OnError hook now reports every error.
 	It("reports an in-stream 410 to Options.WatchErrorHandler", func(ctx SpecContext) {
 		ns := namespaceOn(ctx, cs, "errh-")
 		createConfigMaps(ctx, cs, ns, "cm", 20, 4)
