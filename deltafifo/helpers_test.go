@@ -24,9 +24,8 @@ func mk(ns, name string, rv int) obj {
 // known is a map-backed KnownObjects with sorted, deterministic ListKeys.
 // It is updated the way an informer's indexer is: from popped deltas.
 type known struct {
-	mu      sync.Mutex
-	objs    map[string]obj
-	getErrs map[string]error // keys whose GetByKey fails (client-go view only)
+	mu   sync.Mutex
+	objs map[string]obj
 }
 
 func newKnown(objs ...obj) *known {

@@ -246,6 +246,7 @@ func failureError(f Failure, verb string, gvr schema.GroupVersionResource, names
 		if namespace != "" {
 			scope = fmt.Sprintf("in the namespace %q", namespace)
 		}
+		//lint:ignore ST1005 the wording is kube-apiserver's, capital included
 		return apierrors.NewForbidden(gr, "", fmt.Errorf(
 			"User \"system:serviceaccount:default:fake\" cannot %s resource %q in API group %q %s",
 			verb, gvr.Resource, gvr.Group, scope))

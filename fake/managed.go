@@ -40,7 +40,7 @@ func (s *Server) manageFields(r *resourceState, obj runtime.Object, m, prev meta
 	raw := ownedFields(obj)
 	if raw != nil {
 		at := now
-		if mine != nil && mine.FieldsV1 != nil && string(mine.FieldsV1.Raw) == string(raw) && mine.Time != nil {
+		if mine != nil && mine.FieldsV1 != nil && string(mine.FieldsV1.GetRawBytes()) == string(raw) && mine.Time != nil {
 			at = *mine.Time
 		}
 		entries = append(entries, metav1.ManagedFieldsEntry{
@@ -49,7 +49,7 @@ func (s *Server) manageFields(r *resourceState, obj runtime.Object, m, prev meta
 			APIVersion: r.gvk.GroupVersion().String(),
 			Time:       &at,
 			FieldsType: "FieldsV1",
-			FieldsV1:   &metav1.FieldsV1{Raw: raw},
+			FieldsV1:   metav1.NewFieldsV1(string(raw)),
 		})
 	}
 	m.SetManagedFields(entries)

@@ -46,6 +46,7 @@ func errorFor(name string, retryAfter int) error {
 	case "410":
 		return apierrors.NewResourceExpired("too old resource version")
 	case "gone":
+		//lint:ignore SA1019 servers before 1.16 still answer with a bare 410 Gone
 		return apierrors.NewGone("gone")
 	case "too-large":
 		return &apierrors.StatusError{ErrStatus: metav1.Status{

@@ -1,14 +1,12 @@
 package retrywatcher
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -24,9 +22,7 @@ func TestUntil(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &logServer{base: 10, cutAfter: 3}
 		srv.record(10)
-		lw := &cache.ListWatch{WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
-			return srv.WatchWithContext(context.Background(), o)
-		}}
+		lw := &cache.ListWatch{WatchFuncWithContext: srv.WatchWithContext}
 		ev, err := Until(t.Context(), "10", lw, rvIs("13"), rvIs("19"))
 		if err != nil {
 			t.Fatal(err)
@@ -42,14 +38,7 @@ func TestUntilWithSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &logServer{base: 10}
 		srv.record(10)
-		lw := &cache.ListWatch{
-			ListFunc: func(o metav1.ListOptions) (runtime.Object, error) {
-				return srv.ListWithContext(context.Background(), o)
-			},
-			WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
-				return srv.WatchWithContext(context.Background(), o)
-			},
-		}
+		lw := &cache.ListWatch{ListWithContextFunc: srv.ListWithContext, WatchFuncWithContext: srv.WatchWithContext}
 		// The precondition sees the listed objects.
 		stop := errors.New("stop")
 		_, err := UntilWithSync(t.Context(), lw, &corev1.ConfigMap{}, func(s cache.Store) (bool, error) {

@@ -83,10 +83,6 @@ func (e *eventCounter) viewDiff(want map[string]string) string {
 	return stateDiff(want, got)
 }
 
-func (e *eventCounter) total() int64 {
-	return e.adds.Load() + e.updates.Load() + e.deletes.Load()
-}
-
 // sideBase holds what both implementations share.
 type sideBase struct {
 	reqs *requestCounter
