@@ -51,7 +51,7 @@ func BenchmarkOperator10k(b *testing.B) {
 				cpu0 := cpuTime()
 				start := time.Now()
 				b.StartTimer()
-				op, err := startOperator(server.AdminConfig(), impl, ns, false, 4, logr.Discard())
+				op, err := startOperator(Options{Config: server.AdminConfig(), Namespace: ns, Informers: impl, MaxConcurrentReconciles: 4}, logr.Discard())
 				if err != nil {
 					b.Fatal(err)
 				}

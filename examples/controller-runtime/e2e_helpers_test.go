@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,7 +22,10 @@ import (
 type running struct {
 	mgr         manager.Manager
 	counters    *Counters
+	ctx         context.Context // the manager's; ends with stop
 	watchErrors atomic.Int64
+	// lastWatchError is the error the watch error handler saw last.
+	lastWatchError atomic.Pointer[error]
 	// built records every informer the cache built, by the example
 	// object's type ("*v1.Secret").
 	built sync.Map
@@ -31,41 +33,47 @@ type running struct {
 	done  chan error // receives Start's result once
 }
 
-// startOperator starts the operator in namespace ns with impl's informers
-// on a context of its own (spec contexts end with their node) and waits
-// for its cache to sync. stopAndWait ends it.
-func startOperator(cfg *rest.Config, impl Informers, ns string, strip bool, workers int, logger klog.Logger) (*running, error) {
+// startOperator starts the operator built from opts (plus recording
+// hooks) on a context of its own (spec contexts end with their node) and
+// waits until its informers for both kinds have synced. stopAndWait ends
+// it.
+func startOperator(opts Options, logger klog.Logger) (*running, error) {
+	r, err := launchOperator(opts, logger)
+	if err != nil {
+		return nil, err
+	}
+	// The controller's sources ask for their informers once the manager
+	// runs; asking here too (GetInformer blocks until synced) makes the
+	// operator ready when this returns.
+	for _, obj := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}} {
+		if _, err := r.mgr.GetCache().GetInformer(r.ctx, obj); err != nil {
+			r.stop()
+			return nil, fmt.Errorf("informer for %T: %w (manager: %v)", obj, err, <-r.done)
+		}
+	}
+	return r, nil
+}
+
+// launchOperator builds the operator from opts (adding the recording
+// hooks) and starts its manager without waiting for anything.
+func launchOperator(opts Options, logger klog.Logger) (*running, error) {
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	r := &running{counters: &Counters{}, stop: cancel, done: make(chan error, 1)}
-	mgr, err := NewManager(ctx, Options{
-		Config:                  cfg,
-		Namespace:               ns,
-		Informers:               impl,
-		StripManagedFields:      strip,
-		MaxConcurrentReconciles: workers,
-		Counters:                r.counters,
-		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
-			r.built.Store(fmt.Sprintf("%T", example), inf)
-		},
-		WatchErrorHandler: func(context.Context, *toolscache.Reflector, error) {
-			r.watchErrors.Add(1)
-		},
-	})
+	r := &running{ctx: ctx, counters: &Counters{}, stop: cancel, done: make(chan error, 1)}
+	opts.Counters = r.counters
+	opts.OnNewInformer = func(example runtime.Object, inf toolscache.SharedIndexInformer) {
+		r.built.Store(fmt.Sprintf("%T", example), inf)
+	}
+	opts.WatchErrorHandler = func(_ context.Context, _ *toolscache.Reflector, err error) {
+		r.watchErrors.Add(1)
+		r.lastWatchError.Store(&err)
+	}
+	mgr, err := NewManager(ctx, opts)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	r.mgr = mgr
 	go func() { r.done <- mgr.Start(ctx) }()
-	// The controller's sources ask for their informers once the manager
-	// runs; asking here too (GetInformer blocks until synced) makes the
-	// operator ready when this returns.
-	for _, obj := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}} {
-		if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
-			cancel()
-			return nil, fmt.Errorf("informer for %T: %w (manager: %v)", obj, err, <-r.done)
-		}
-	}
 	return r, nil
 }
 

@@ -38,6 +38,10 @@ type Options struct {
 	// DefaultWatchErrorHandler (installed on every informer with
 	// SetWatchErrorHandlerWithContext).
 	WatchErrorHandler toolscache.WatchErrorHandlerWithContext
+	// ReadYourWrites turns on controller-runtime's experimental
+	// client.CacheOptions.EnableReadYourWritesConsistency: reads from the
+	// cache wait until it has seen the client's own earlier writes.
+	ReadYourWrites bool
 	// MaxConcurrentReconciles defaults to 1, controller-runtime's default.
 	MaxConcurrentReconciles int
 	// Counters, if set, receives the reconciler's write counts.
@@ -91,6 +95,9 @@ func NewManager(ctx context.Context, opts Options) (manager.Manager, error) {
 		Cache:                  cacheOpts,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Client: client.Options{Cache: &client.CacheOptions{
+			EnableReadYourWritesConsistency: ptr.To(opts.ReadYourWrites),
+		}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("operator: building the manager: %w", err)
@@ -118,6 +125,3 @@ func NewManager(ctx context.Context, opts Options) (manager.Manager, error) {
 	}
 	return mgr, nil
 }
-
-// compile-time check that the index function has controller-runtime's shape.
-var _ client.IndexerFunc = ownerIndex

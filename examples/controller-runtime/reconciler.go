@@ -104,10 +104,12 @@ func (r *Reconciler) deleteOwned(ctx context.Context, namespace, secret string) 
 	}
 	for i := range owned.Items {
 		err := r.Client.Delete(ctx, &owned.Items[i], client.Preconditions{UID: &owned.Items[i].UID})
-		if err != nil && !apierrors.IsNotFound(err) {
+		switch {
+		case err == nil:
+			r.Counters.Deleted.Add(1)
+		case !apierrors.IsNotFound(err):
 			return err
 		}
-		r.Counters.Deleted.Add(1)
 	}
 	return nil
 }
