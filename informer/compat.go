@@ -180,9 +180,15 @@ func (c *compatInformer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandl
 	return nil
 }
 
+// SetTransform sets the transform applied before objects are stored; nil
+// means none (controller-runtime sets nil when no transform is configured).
 func (c *compatInformer) SetTransform(t cache.TransformFunc) error {
 	if c.started() {
 		return errStarted
+	}
+	if t == nil {
+		c.transformFn.Store(nil)
+		return nil
 	}
 	c.transformFn.Store(&t)
 	return nil

@@ -181,3 +181,20 @@ func TestCompatResync(t *testing.T) {
 		log("every=%q never=%q", every.take(), never.take())
 	})
 }
+
+// SetTransform(nil) means no transform, as in client-go (controller-runtime
+// passes nil when none is configured).
+func TestCompatNilTransform(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		srv.Create(t.Context(), newCM("a"))
+		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
+		if err := inf.SetTransform(nil); err != nil {
+			t.Fatal(err)
+		}
+		runSII(t, inf)
+		if n := len(inf.GetStore().ListKeys()); n != 1 {
+			t.Fatalf("cached %d objects, want 1", n)
+		}
+	})
+}

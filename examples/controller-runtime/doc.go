@@ -10,8 +10,7 @@
 //
 //	cache.Options{NewInformer: informer.NewSharedIndexInformer}
 //
-// (here ListwatchInformer, which adds a guard the drop-in still needs; see
-// its doc). Options.Informers switches back to client-go's informers for
+// Options.Informers switches back to client-go's informers for
 // comparison, and cmd/secret-digest exposes it as -informers.
 //
 // # Usage

@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -198,16 +197,11 @@ func TestControllerRuntimeCallSequence(t *testing.T) {
 	}
 }
 
-// TestPendingNilTransform shows why ListwatchInformer exists:
-// controller-runtime calls SetTransform(nil) on every informer when no
-// transform is configured, and the bare drop-in then panics on its first
-// list (a nil function call in informer/compat.go compatInformer.transform).
-// The panic is on the informer's own goroutine, so it would kill the test
-// binary: the test runs only with LISTWATCH_PENDING=1.
-func TestPendingNilTransform(t *testing.T) {
-	if os.Getenv("LISTWATCH_PENDING") == "" {
-		t.Skip("pending: informer.NewSharedIndexInformer panics after SetTransform(nil); fix in informer/compat.go SetTransform (treat nil as no transform). Run with LISTWATCH_PENDING=1")
-	}
+// TestNilTransformMeansNone: controller-runtime calls SetTransform(nil) on
+// every informer when no transform is configured. The drop-in once stored
+// the nil function and called it, panicking on the first list; nil now means
+// "no transform", as in client-go.
+func TestNilTransformMeansNone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		srv.Create(t.Context(), newConfigMap("a", "1"))

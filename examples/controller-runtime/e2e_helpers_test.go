@@ -152,7 +152,7 @@ func (r *running) informerTypes() map[string]string {
 // wantInformerType is the informer type impl builds.
 func wantInformerType(impl Informers) string {
 	if impl == Listwatch {
-		return fmt.Sprintf("%T", nilTransformGuard{})
+		return "*informer.compatInformer" // the drop-in's concrete type
 	}
 	return "*cache.sharedIndexInformer"
 }

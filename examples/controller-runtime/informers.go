@@ -49,34 +49,9 @@ func (i *Informers) Set(s string) error {
 func (i Informers) NewInformer() (NewInformerFunc, error) {
 	switch i {
 	case Listwatch, "":
-		return ListwatchInformer, nil
+		return informer.NewSharedIndexInformer, nil
 	case ClientGo:
 		return toolscache.NewSharedIndexInformer, nil
 	}
 	return nil, fmt.Errorf("informers: unknown implementation %q", string(i))
-}
-
-// ListwatchInformer is informer.NewSharedIndexInformer with one guard that
-// controller-runtime needs: its cache calls SetTransform(nil) on every
-// informer when no transform is configured, which client-go takes as "no
-// transform" but the listwatch drop-in (informer/compat.go, at the time of
-// writing) stores as a nil function and calls, panicking on the first
-// list. The guard drops nil transforms; once compatInformer.SetTransform
-// treats nil as "none" itself, this is exactly
-// informer.NewSharedIndexInformer and can be replaced by it.
-func ListwatchInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-	return nilTransformGuard{informer.NewSharedIndexInformer(lw, example, resync, indexers)}
-}
-
-// nilTransformGuard passes everything through to the embedded informer
-// except SetTransform(nil), which it accepts without effect.
-type nilTransformGuard struct {
-	toolscache.SharedIndexInformer
-}
-
-func (g nilTransformGuard) SetTransform(t toolscache.TransformFunc) error {
-	if t == nil {
-		return nil
-	}
-	return g.SharedIndexInformer.SetTransform(t)
 }
