@@ -58,12 +58,12 @@ run_group() { # name pattern benchtime binary [timeout]
 	echo "== $name: -bench '$pattern' -benchtime $benchtime -count $COUNT ($(date -u +%H:%M:%S))" >&2
 	(cd bench && "$bin" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" \
 		-test.count "$COUNT" -test.timeout "$timeout") | tee "$OUT/$name.txt" | grep -E '^Benchmark' >&2 || true
-	echo "$name|$pattern|$benchtime" >>"$OUT/groups"
+	printf '%s\t%s\t%s\n' "$name" "$pattern" "$benchtime" >>"$OUT/groups"
 }
 
 if [ "${BENCH_REUSE:-0}" = 1 ]; then
 	# Re-render the doc from the raw results already in $BENCH_OUT.
-	run_group() { if [ -f "$OUT/$1.txt" ]; then echo "$1|$2|$3" >>"$OUT/groups"; fi; }
+	run_group() { if [ -f "$OUT/$1.txt" ]; then printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$OUT/groups"; fi; }
 fi
 
 : >"$OUT/groups"
@@ -88,7 +88,7 @@ END='<!-- END GENERATED -->'
 # library component (the apiserver one) names the library in the unit.
 table() {
 	local name pattern benchtime tags
-	while IFS='|' read -r name pattern benchtime; do
+	while IFS=$'\t' read -r name pattern benchtime; do
 		tags=""
 		[ "$name" = apiserver ] && tags=" -tags e2e"
 		awk -v count="$COUNT" -v benchtime="$benchtime" -v tags="$tags" '
@@ -158,7 +158,7 @@ HEADER
 	echo "The same raw results through benchstat (listwatch and client-go as"
 	echo "separate rows; ± is the 95% confidence interval)."
 	echo
-	while IFS='|' read -r name _ _; do
+	while IFS=$'\t' read -r name _ _; do
 		echo "### $name"
 		echo
 		echo '```'
