@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver staticcheck demo
+.PHONY: test unit e2e lint apiserver staticcheck demo bench
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -40,3 +40,9 @@ staticcheck:
 #   make demo DEMO_FLAGS="--kubeconfig ~/.kube/config"
 demo:
 	$(GO) run ./cmd/listwatch demo $(DEMO_FLAGS)
+
+# bench runs the side-by-side benchmarks against client-go and rewrites the
+# table in docs/benchmarks.md (BENCH_COUNT=3 for a quick run); see
+# hack/bench.sh. Never part of make test.
+bench:
+	bash hack/bench.sh

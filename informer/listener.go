@@ -93,9 +93,10 @@ func newListener[T any](h Handler[T], opts ListenerOptions) *listener[T] {
 
 func (l *listener[T]) now() int64 { return l.clock.Now().UnixNano() }
 
-// add queues n; it never blocks on the handler.
+// add queues n; it never blocks on the handler. The clock is read only when
+// a new entry starts waiting (its age is what Stats reports), not when a
+// notification folds into an entry already pending.
 func (l *listener[T]) add(n *Notification[T]) {
-	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
@@ -103,7 +104,7 @@ func (l *listener[T]) add(n *Notification[T]) {
 	}
 	if l.mode == InOrder {
 		l.seq++
-		l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: now})
+		l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: l.now()})
 		l.cond.Signal()
 		return
 	}
@@ -114,7 +115,7 @@ func (l *listener[T]) add(n *Notification[T]) {
 		return
 	}
 	l.seq++
-	l.entries[n.Key] = newPending(n, now)
+	l.entries[n.Key] = newPending(n, l.now())
 	l.keys.push(queuedKey{key: n.Key, seq: l.seq})
 	l.cond.Signal()
 }
