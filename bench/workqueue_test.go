@@ -84,10 +84,14 @@ func BenchmarkWorkqueue(b *testing.B) {
 
 func runRounds(q queue, rounds []wqRound, n, workers int) int64 {
 	filled := make([]chan struct{}, n)
+	finished := make([]chan struct{}, n)
 	budget := make([]atomic.Int64, n)
+	remaining := make([]atomic.Int64, n)
 	for r := range n {
 		filled[r] = make(chan struct{})
+		finished[r] = make(chan struct{})
 		budget[r].Store(rounds[r%len(rounds)].distinct)
+		remaining[r].Store(rounds[r%len(rounds)].distinct)
 	}
 	var processed atomic.Int64
 	var wg sync.WaitGroup
@@ -99,11 +103,21 @@ func runRounds(q queue, rounds []wqRound, n, workers int) int64 {
 					item, _ := q.Get()
 					q.Done(item)
 					processed.Add(1)
+					if remaining[r].Add(-1) == 0 {
+						close(finished[r])
+					}
 				}
 			}
 		})
 	}
 	for r := range n {
+		// Keys repeat every len(rounds) rounds: never let the producer get
+		// that far ahead, or a repeated key would collapse into one still
+		// queued from the earlier round and the workers would wait forever
+		// for an item that will never come.
+		if lag := len(rounds) / 2; r >= lag {
+			<-finished[r-lag]
+		}
 		for _, k := range rounds[r%len(rounds)].keys {
 			q.Add(k)
 		}
