@@ -26,6 +26,7 @@ STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) --no-print-directory staticcheck
 
 # staticcheck installs staticcheck from the module proxy (pinned) and runs it.
 # SA4023 is off: v0.8.2 panics in it on this module.

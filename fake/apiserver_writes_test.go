@@ -182,7 +182,7 @@ func TestManagedFields(t *testing.T) {
 		entry := func(at time.Time, raw string) []metav1.ManagedFieldsEntry {
 			tm := metav1.NewTime(at)
 			return []metav1.ManagedFieldsEntry{{Manager: "tester", Operation: metav1.ManagedFieldsOperationUpdate,
-				APIVersion: "v1", Time: &tm, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}}
+				APIVersion: "v1", Time: &tm, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(raw)}}
 		}
 		created := `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`
 		if diff := cmp.Diff(entry(start, created), got.ManagedFields); diff != "" {

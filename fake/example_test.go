@@ -82,7 +82,7 @@ func ExampleOptions_fidelity() {
 	_ = srv.CreateNamespace(ctx, "team")
 	out, _ := srv.Create(ctx, cm)
 	mf := out.(*corev1.ConfigMap).ManagedFields[0]
-	fmt.Println(mf.Manager, mf.Operation, string(mf.FieldsV1.Raw))
+	fmt.Println(mf.Manager, mf.Operation, mf.FieldsV1.GetRawString())
 
 	bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "Not_Valid"}}
 	_, err = srv.Create(ctx, bad)
