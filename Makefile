@@ -5,7 +5,7 @@ GO ?= go
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
 test: lint apiserver
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # unit is the quick loop: every test except those that need a real apiserver.
 unit:
