@@ -66,8 +66,9 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 // with kube-apiserver's StorageError text on mismatch); a resourceVersion is
 // an optimistic-concurrency precondition (409 Conflict "the object has been
 // modified"). UID and creation timestamp are kept from the stored object.
-// The metadata is validated as on Create (422 Invalid). An update that changes nothing is a no-op, as in kube-apiserver: no
-// new resource version and no event. A missing object is a 404 NotFound.
+// The metadata is validated as on Create (422 Invalid). An update that
+// changes nothing is a no-op, as in kube-apiserver: no new resource version
+// and no event. A missing object is a 404 NotFound.
 func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
 	r, cp, m, err := s.admit(obj)
 	if err != nil {
@@ -75,12 +76,10 @@ func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(m.GetNamespace(), m.GetName())
-	old, ok := r.objects[k]
-	if !ok {
-		return nil, apierrors.NewNotFound(r.groupResource(), m.GetName())
+	k, old, om, err := r.storedLocked(m)
+	if err != nil {
+		return nil, err
 	}
-	om, _ := meta.Accessor(old)
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
 		return nil, errUpdateUID(r, m.GetNamespace(), m.GetName(), uid, om.GetUID())
 	}
@@ -118,12 +117,10 @@ func (s *Server) Delete(ctx context.Context, obj runtime.Object) (runtime.Object
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(m.GetNamespace(), m.GetName())
-	old, ok := r.objects[k]
-	if !ok {
-		return nil, apierrors.NewNotFound(r.groupResource(), m.GetName())
+	k, old, om, err := r.storedLocked(m)
+	if err != nil {
+		return nil, err
 	}
-	om, _ := meta.Accessor(old)
 	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
 		return nil, errDeletePrecondition(r, m.GetName(), fmt.Sprintf(
 			"the UID in the precondition (%s) does not match the UID in record (%s). "+
@@ -183,4 +180,16 @@ func withRV(obj runtime.Object, rv uint64) runtime.Object {
 	m, _ := meta.Accessor(cp)
 	m.SetResourceVersion(formatRV(rv))
 	return cp
+}
+
+// storedLocked returns the key, the stored object and its metadata for the
+// object named by m, or a 404 NotFound; s.mu is held.
+func (r *resourceState) storedLocked(m metav1.Object) (string, runtime.Object, metav1.Object, error) {
+	k := key(m.GetNamespace(), m.GetName())
+	old, ok := r.objects[k]
+	if !ok {
+		return "", nil, nil, apierrors.NewNotFound(r.groupResource(), m.GetName())
+	}
+	om, _ := meta.Accessor(old)
+	return k, old, om, nil
 }
