@@ -98,6 +98,7 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 	heap0 := liveHeap()
 	b.ResetTimer()
 	m := startMeter()
+	stopProfile := spanProfile(b)
 	paceStart := time.Now()
 	for i := range b.N {
 		if i%fanoutBurst == 0 {
@@ -109,6 +110,7 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 	}
 	feed.ch <- watch.Event{Type: watch.Added, Object: sentinel}
 	seen.Wait()
+	stopProfile()
 	b.StopTimer()
 	m.stop()
 	heap1 := liveHeap()

@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,5 +116,27 @@ func (w *streamWatch) run(items []corev1.Pod, rv string, live <-chan watch.Event
 		case <-w.stop:
 			return
 		}
+	}
+}
+
+// spanProfile starts a CPU profile of the measured span only (not the
+// corpus, not the initial sync) when BENCH_SPAN_CPUPROFILE names a file;
+// the returned function stops it. Each call overwrites the file, so the
+// profile is of the last round run (use a filter like SteadyState/listwatch).
+func spanProfile(b *testing.B) func() {
+	path := os.Getenv("BENCH_SPAN_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }

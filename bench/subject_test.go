@@ -43,7 +43,14 @@ type running struct {
 	stop      func()
 }
 
+// nodeIndex is the node index as client-go's IndexFunc; nodeOf is the same
+// index as a listwatch single-valued index (store.ValueIndexFunc), which is
+// what a listwatch user would pick for a one-value-per-object index: the
+// store maintains it without allocating. Each library gets its own idiom;
+// both index every pod by node (and by namespace).
 func nodeIndex(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil }
+
+func nodeOf(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, true }
 
 func start(b testing.TB, lib string, s setup) *running {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +59,7 @@ func start(b testing.TB, lib string, s setup) *running {
 	switch lib {
 	case "listwatch":
 		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.lw), InOrder: s.inOrderQueue,
-			Indexers: store.Indexers[*corev1.Pod]{"node": nodeIndex}}
+			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}}
 		if s.paged {
 			opts.Reflector.WatchList = reflector.WatchListOff
 		}

@@ -74,6 +74,11 @@ type core[T any] struct {
 	ord ordered[T]
 	// batch is PopBatch's reusable item list; empty between calls.
 	batch []Item[T]
+	// inflight is the number of keys (events) handed to a PopBatch process
+	// function that is running without the lock; see popBatch. idle (with
+	// L = &mu) is broadcast when it drops back to zero.
+	inflight int
+	idle     sync.Cond
 }
 
 func newCore[T any](cfg config[T]) *core[T] {
@@ -82,6 +87,7 @@ func newCore[T any](cfg config[T]) *core[T] {
 	}
 	c := &core[T]{cfg: cfg, synced: make(chan struct{})}
 	c.cond.L = &c.mu
+	c.idle.L = &c.mu
 	c.co.items = make(map[string]*entry[T])
 	return c
 }
@@ -215,10 +221,21 @@ func (c *core[T]) isClosed() bool {
 	return c.closed
 }
 
+// len counts the keys (events) queued and those being processed by a
+// PopBatch: zero means everything written so far has been processed.
 func (c *core[T]) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.depthLocked()
+	return c.depthLocked() + c.inflight
+}
+
+// waitIdleLocked waits until no PopBatch process function is running
+// without the lock, so that the caller sees the consumer's store
+// consistent with the queue.
+func (c *core[T]) waitIdleLocked() {
+	for c.inflight > 0 {
+		c.idle.Wait()
+	}
 }
 
 // wake is run by context.AfterFunc when a waiting Pop's context ends.

@@ -50,11 +50,15 @@
 //
 // All methods are safe for concurrent use. Writers never block on the
 // consumer for longer than one process call: the process function passed to
-// Pop or PopBatch runs under the FIFO's lock, so that it can update the
-// KnownObjects store atomically with the pop (Replace and Resync read that
-// store under the same lock). It must therefore be quick and must not call
-// the FIFO. Use a single consumer goroutine: with several, two could process
-// different changes of one key at once.
+// Pop runs under the FIFO's lock, so that it can update the KnownObjects
+// store atomically with the pop (Replace and Resync read that store under
+// the same lock). It must therefore be quick and must not call the FIFO.
+// PopBatch's process function runs without the lock, so that adds and
+// updates (and every write in in-order mode) are queued while a batch is
+// applied; Replace, Resync and a coalescing Delete, which read the
+// KnownObjects store, wait for the batch to finish, so they see the store
+// and the queue consistent as with Pop. Use a single consumer goroutine:
+// with several, two could process different changes of one key at once.
 //
 // The deltas slice handed to a process function is reused once the function
 // returns; copy what must outlive the call. Objects are shared, not copied:

@@ -108,6 +108,12 @@ func (f *FIFO[T]) Pop(ctx context.Context, process ProcessFunc[T]) error {
 // in-order mode the batch stops before an event whose key it already holds,
 // so each item has one delta. A batch never spans the end of the initial
 // list, so isInInitialList holds for all of it or none.
+//
+// Unlike Pop, process runs without the FIFO's lock, so the producer keeps
+// queueing while a batch is applied. The KnownObjects contract still holds:
+// Replace, Resync and (in coalescing mode) Delete, which read the known
+// objects, wait until process has returned, and Len counts the batch until
+// then. process must not call Replace, Resync or Delete.
 func (f *FIFO[T]) PopBatch(ctx context.Context, process BatchFunc[T]) error {
 	if process == nil {
 		return ErrNilFunc

@@ -44,6 +44,14 @@ func (c *core[T]) batchLimitLocked() int {
 
 // popBatch waits for work and hands up to maxBatch distinct keys to process
 // at once. In order mode the batch ends before the first repeated key.
+//
+// process runs without the lock, so the producer can keep queueing while a
+// batch is applied; inflight counts the batch meanwhile. What needs the
+// consumer's store consistent with the queue waits for it to finish
+// (waitIdleLocked): Replace and Resync, which read the known objects, and
+// in coalescing mode Delete, which asks them whether the key exists. Adds
+// and updates, and every write in order mode, only append to the queue.
+// Len counts the batch until process returns.
 func (c *core[T]) popBatch(ctx context.Context, process BatchFunc[T]) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -61,13 +69,37 @@ func (c *core[T]) popBatch(ctx context.Context, process BatchFunc[T]) error {
 			c.batch = append(c.batch, Item[T]{Key: key, Deltas: e.deltas})
 		}
 	}
-	err := process(c.batch, initial)
 	n := len(c.batch)
+	c.inflight = n
+	c.mu.Unlock()
+	err := c.runBatch(process, initial)
+	c.mu.Lock()
+	c.inflight = 0
+	c.idle.Broadcast()
 	c.releaseBatchLocked()
 	c.processedLocked(n)
 	if c.cfg.metrics != nil {
 		c.cfg.metrics.Depth(c.depthLocked())
 	}
+	return err
+}
+
+// runBatch calls process on the batch; the caller has released the lock.
+// If process panics, the lock is taken back (and the batch released) before
+// the panic goes on, so popBatch's deferred unlock stays balanced; the
+// batch's keys are lost, as with Pop.
+func (c *core[T]) runBatch(process BatchFunc[T], initial bool) (err error) {
+	ok := false
+	defer func() {
+		if !ok {
+			c.mu.Lock()
+			c.inflight = 0
+			c.idle.Broadcast()
+			c.releaseBatchLocked()
+		}
+	}()
+	err = process(c.batch, initial)
+	ok = true
 	return err
 }
 

@@ -10,6 +10,11 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if typ == Deleted && !c.cfg.inOrder {
+		// skipDelete below asks the known store, which must not be behind
+		// a batch being applied.
+		c.waitIdleLocked()
+	}
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
@@ -39,6 +44,7 @@ func (c *core[T]) replace(list []T) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.waitIdleLocked()
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
@@ -56,6 +62,7 @@ func (c *core[T]) replace(list []T) error {
 func (c *core[T]) resync() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.waitIdleLocked()
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}

@@ -35,6 +35,9 @@ type Informer[T store.Object] struct {
 	mu sync.Mutex
 	// handlers are the live registrations, in registration order.
 	handlers []*Registration[T]
+	// notes is processBatch's reusable notification list; empty between
+	// batches.
+	notes []Notification[T]
 	// runCtx is the context of Run once started; nil before.
 	runCtx context.Context
 	// wg counts listener goroutines started under runCtx.
@@ -144,10 +147,10 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	return nil
 }
 
-// popLoop applies queued changes until ctx ends.
+// popLoop applies queued changes, a batch of keys at a time, until ctx ends.
 func (inf *Informer[T]) popLoop(ctx context.Context) {
 	for {
-		err := inf.fifo.Pop(ctx, inf.process)
+		err := inf.fifo.PopBatch(ctx, inf.processBatch)
 		if err != nil && (ctx.Err() != nil || errors.Is(err, deltafifo.ErrClosed)) {
 			return
 		}

@@ -63,7 +63,8 @@ type listener[T any] struct {
 	synced     chan struct{}
 	syncedOnce sync.Once
 	stopped    bool
-	// busySince is when the running handler call began (0: idle).
+	// busySince is when the listener started delivering, refreshed every
+	// segment entries (0: idle).
 	busySince atomic.Int64
 
 	processed, coalesced, panics atomic.Int64
@@ -93,31 +94,64 @@ func newListener[T any](h Handler[T], opts ListenerOptions) *listener[T] {
 
 func (l *listener[T]) now() int64 { return l.clock.Now().UnixNano() }
 
-// add queues n; it never blocks on the handler. The clock is read only when
-// a new entry starts waiting (its age is what Stats reports), not when a
-// notification folds into an entry already pending.
+// stamp is the time of one batch of notifications, read from clock at most
+// once and only if an entry starts waiting.
+type stamp struct {
+	clock clock.PassiveClock
+	ns    int64
+	read  bool
+}
+
+func (s *stamp) get() int64 {
+	if !s.read {
+		s.ns, s.read = s.clock.Now().UnixNano(), true
+	}
+	return s.ns
+}
+
+// add queues one notification; see addBatch.
 func (l *listener[T]) add(n *Notification[T]) {
+	st := stamp{clock: l.clock}
+	l.addBatch([]Notification[T]{*n}, true, &st)
+}
+
+// addBatch queues notes, in order, under one lock; it never blocks on the
+// handler. Resyncs (Synced) are skipped unless syncs is set. Entries that
+// start waiting are stamped with st, which reads the clock at most once
+// for the batch; a notification that folds into an entry already pending
+// needs no time. The listener is woken only when its buffer goes from
+// empty to non-empty: otherwise it is busy and will find the new entries
+// before it waits again.
+func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
 		return
 	}
-	if l.mode == InOrder {
+	wasEmpty := l.keys.len() == 0 && l.fifo.len() == 0
+	for i := range notes {
+		n := &notes[i]
+		if n.Kind == Synced && !syncs {
+			continue
+		}
+		if l.mode == InOrder {
+			l.seq++
+			l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: st.get()})
+			continue
+		}
+		if p, ok := l.entries[n.Key]; ok {
+			p.merge(n)
+			l.entries[n.Key] = p
+			l.coalesced.Add(1)
+			continue
+		}
 		l.seq++
-		l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: l.now()})
+		l.entries[n.Key] = newPending(n, st.get())
+		l.keys.push(queuedKey{key: n.Key, seq: l.seq})
+	}
+	if wasEmpty && (l.keys.len() > 0 || l.fifo.len() > 0) {
 		l.cond.Signal()
-		return
 	}
-	if p, ok := l.entries[n.Key]; ok {
-		p.merge(n)
-		l.entries[n.Key] = p
-		l.coalesced.Add(1)
-		return
-	}
-	l.seq++
-	l.entries[n.Key] = newPending(n, l.now())
-	l.keys.push(queuedKey{key: n.Key, seq: l.seq})
-	l.cond.Signal()
 }
 
 // markInitial records that everything queued so far belongs to the initial
@@ -164,7 +198,15 @@ func (l *listener[T]) stop() {
 	l.cond.Broadcast()
 }
 
-// run delivers notifications until stop or ctx ends.
+// segment is how many entries a listener delivers between two clock
+// reads while it has work: handler time is accounted per segment, not per
+// call.
+const segment = 64
+
+// run delivers notifications until stop or ctx ends. Once woken it drains
+// everything pending, one entry at a time, releasing the lock while the
+// handler runs; it reads the clock when it starts and every segment
+// entries, not for every call.
 func (l *listener[T]) run(ctx context.Context) {
 	defer context.AfterFunc(ctx, l.stop)()
 	for {
@@ -172,9 +214,28 @@ func (l *listener[T]) run(ctx context.Context) {
 		for l.keys.len() == 0 && l.fifo.len() == 0 && !l.stopped {
 			l.cond.Wait()
 		}
+		l.mu.Unlock()
+		if !l.drain() {
+			return
+		}
+	}
+}
+
+// drain delivers entries until none is pending; it returns false once the
+// listener is stopped.
+func (l *listener[T]) drain() bool {
+	start := l.now()
+	l.busySince.Store(start)
+	defer func() {
+		end := l.now()
+		l.handlerNanos.Add(end - start)
+		l.busySince.Store(0)
+	}()
+	for i := 1; ; i++ {
+		l.mu.Lock()
 		if l.stopped {
 			l.mu.Unlock()
-			return
+			return false
 		}
 		var (
 			p    pending[T]
@@ -182,31 +243,37 @@ func (l *listener[T]) run(ctx context.Context) {
 			key  string
 			seq  uint64
 		)
-		if l.mode == InOrder {
+		switch {
+		case l.mode == InOrder && l.fifo.len() > 0:
 			note = l.fifo.pop()
 			key, seq = note.n.Key, note.seq
-		} else {
+		case l.mode != InOrder && l.keys.len() > 0:
 			qk := l.keys.pop()
 			key = qk.key
 			p = l.entries[key]
 			delete(l.entries, key)
 			seq = qk.seq
+		default:
+			l.mu.Unlock()
+			return true
 		}
 		l.mu.Unlock()
-		start := l.now()
-		l.busySince.Store(start)
 
 		calls := l.call(key, &p, &note)
 
 		l.delivered.Store(seq)
-		l.busySince.Store(0)
 		if !l.isSynced() {
 			l.mu.Lock()
 			l.checkSynced()
 			l.mu.Unlock()
 		}
-		l.handlerNanos.Add(l.now() - start)
 		l.processed.Add(int64(calls))
+		if i%segment == 0 {
+			now := l.now()
+			l.handlerNanos.Add(now - start)
+			start = now
+			l.busySince.Store(start)
+		}
 	}
 }
 
@@ -234,7 +301,10 @@ type ListenerStats struct {
 	Pending int
 	// OldestPending is how long the oldest waiting entry has waited.
 	OldestPending time.Duration
-	// Busy is how long the handler call in progress has run (0: idle).
+	// Busy is how long the handler has been running without a break
+	// (0: idle). The listener reads the clock when it starts delivering and
+	// then every 64 entries, not for every call, so Busy covers the call in
+	// progress and up to 63 calls before it.
 	Busy time.Duration
 	// Processed counts handler calls made, including ones that panicked.
 	Processed int64
@@ -242,7 +312,8 @@ type ListenerStats struct {
 	Coalesced int64
 	// Panics counts handler calls that panicked.
 	Panics int64
-	// HandlerTime is the total time spent in the handler.
+	// HandlerTime is the total time spent in the handler, accounted every
+	// 64 entries and whenever the listener runs out of work.
 	HandlerTime time.Duration
 }
 

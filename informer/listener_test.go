@@ -350,7 +350,7 @@ func TestRingShrinks(t *testing.T) {
 			t.Fatalf("pop = %d, want %d", got, i)
 		}
 	}
-	if len(r.buf) > ringMin {
+	if len(r.buf) > ringKeep {
 		t.Fatalf("buffer still %d slots after draining", len(r.buf))
 	}
 }

@@ -5,26 +5,38 @@ import (
 	"github.com/listwatch/listwatch/store"
 )
 
-// process applies one key's deltas to the cache and hands the resulting
-// notifications to the handlers. The FIFO calls it under its lock, one key
-// at a time, from popLoop.
-func (inf *Informer[T]) process(key string, deltas []deltafifo.Delta[T], initial bool) error {
+// processBatch applies a batch of keys' deltas to the cache and hands the
+// resulting notifications to the handlers: each listener gets the whole
+// batch under one lock, with at most one wake-up, and the clock is read at
+// most once for the batch. The FIFO calls it under its lock from popLoop;
+// keys in a batch are distinct, and initial holds for all of it or none.
+func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	var firstErr error
-	for i := range deltas {
-		n, ok, err := inf.apply(key, &deltas[i], initial)
-		if err != nil {
-			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[i].Type)
-			if firstErr == nil {
-				firstErr = err
+	notes, syncs := inf.notes[:0], false
+	for i := range items {
+		key, deltas := items[i].Key, items[i].Deltas
+		for j := range deltas {
+			n, ok, err := inf.apply(key, &deltas[j], initial)
+			if err != nil {
+				inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[j].Type)
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
 			}
-			continue
-		}
-		if ok {
-			inf.distribute(&n)
+			if ok {
+				notes = append(notes, n)
+				syncs = syncs || n.Kind == Synced
+			}
 		}
 	}
+	if len(notes) > 0 {
+		inf.distribute(notes, syncs)
+	}
+	clear(notes)
+	inf.notes = notes[:0]
 	return firstErr
 }
 
@@ -69,13 +81,12 @@ func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (
 	}
 }
 
-// distribute hands n to every handler; resyncs only to those that are due.
-func (inf *Informer[T]) distribute(n *Notification[T]) {
+// distribute hands notes to every handler, resyncs only to those that are
+// due; mu held. hasSyncs says whether notes holds any resync.
+func (inf *Informer[T]) distribute(notes []Notification[T], hasSyncs bool) {
+	st := stamp{clock: inf.clock}
 	for _, r := range inf.handlers {
-		if n.Kind == Synced && !r.syncing {
-			continue
-		}
-		r.l.add(n)
+		r.l.addBatch(notes, r.syncing || !hasSyncs, &st)
 	}
 }
 

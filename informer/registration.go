@@ -66,10 +66,20 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if inf.initialDone {
 		// Replay under mu: process cannot distribute in between, so the
 		// handler's first live notification follows the replayed state.
-		for _, obj := range inf.store.Reader().List() {
+		// Chunks of replayChunk: one listener lock and clock read each,
+		// without a copy of the whole cache.
+		objs := inf.store.Reader().List()
+		replay := make([]Notification[T], 0, min(len(objs), replayChunk))
+		st := stamp{clock: inf.clock}
+		for i, obj := range objs {
 			key, err := inf.key(obj)
 			if err == nil {
-				r.l.add(&Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
+				replay = append(replay, Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
+			}
+			if len(replay) == replayChunk || i == len(objs)-1 {
+				r.l.addBatch(replay, true, &st)
+				clear(replay)
+				replay = replay[:0]
 			}
 		}
 		r.l.markInitial()
@@ -80,6 +90,8 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	}
 	return r, nil
 }
+
+const replayChunk = 1024
 
 // startListener runs r's listener under the informer's run context; mu held.
 func (inf *Informer[T]) startListener(r *Registration[T]) {

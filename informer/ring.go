@@ -1,7 +1,8 @@
 package informer
 
 // ring is a FIFO queue backed by a circular slice. It grows by doubling and
-// shrinks by half once a quarter full, so a burst's memory is given back —
+// shrinks by half once a quarter full (down to ringKeep slots), so a burst's
+// memory is given back —
 // unlike a buffer that only ever grows.
 //
 // Invariants: len(buf) is 0 or a power of two; the n elements in use are
@@ -13,7 +14,13 @@ type ring[E any] struct {
 	n    int
 }
 
-const ringMin = 16
+// ringMin is the first allocation; ringKeep is the size below which a ring
+// no longer shrinks, so that a listener whose buffer fills and empties with
+// every burst does not reallocate it every time.
+const (
+	ringMin  = 16
+	ringKeep = 256
+)
 
 func (r *ring[E]) len() int { return r.n }
 
@@ -35,7 +42,7 @@ func (r *ring[E]) pop() E {
 	r.buf[r.head] = zero
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-	if len(r.buf) > ringMin && r.n <= len(r.buf)/4 {
+	if len(r.buf) > ringKeep && r.n <= len(r.buf)/4 {
 		r.resize(len(r.buf) / 2)
 	}
 	return e
