@@ -9,9 +9,12 @@ import (
 // An httptest apiserver streams pre-encoded watch frames (updates of 10k
 // pods) in JSON or protobuf over loopback to a clientset speaking that
 // content type; the informer (namespace and node indexes, one handler)
-// decodes and processes them. One op is one event. Decoding is the same
-// code in both libraries (client-go's REST client), so the difference is
-// the informer's own overhead. The informer is synced once per
+// decodes and processes them. One op is one event. client-go decodes with
+// its REST client (the clientset's Watch); listwatch runs its own decoder,
+// restsource (frames read on one goroutine, decoded on GOMAXPROCS workers,
+// delivered in order), over the same REST client and server. The third
+// subject, client-go+restsource, is client-go's informer on restsource: the
+// decoder's share of the difference. The informer is synced once per
 // sub-benchmark and reused across b.N rounds; both queues deliver in order.
 func BenchmarkWatchDecode(b *testing.B) {
 	items := theCorpus().list[:fanoutPods]
@@ -19,16 +22,24 @@ func BenchmarkWatchDecode(b *testing.B) {
 	srv := podServerFor(b, items)
 	srv.setEvents(events)
 	for _, ct := range []struct{ name, contentType string }{{"protobuf", protobufType}, {"json", jsonType}} {
-		for _, lib := range libs {
+		for _, subject := range []string{"listwatch", "client-go", "client-go+restsource"} {
+			lib, fast := subject, subject != "client-go"
+			if subject == "client-go+restsource" {
+				lib = "client-go"
+			}
 			var (
 				run  *running
 				cnt  *counter
 				next int
 			)
-			b.Run(ct.name+"/"+lib, func(b *testing.B) {
+			b.Run(ct.name+"/"+subject, func(b *testing.B) {
 				if run == nil {
 					cnt = newCounter(int64(len(items)))
-					run = start(b, lib, setup{lw: srv.listWatch(b, ct.contentType), inOrderQueue: true,
+					lw := srv.listWatch(b, ct.contentType)
+					if fast {
+						lw = srv.fastListWatch(b, ct.contentType)
+					}
+					run = start(b, lib, setup{lw: lw, inOrderQueue: true,
 						handlers: []handler{{fn: cnt.hit}}})
 					cnt.wait(b, 5*time.Minute)
 				}

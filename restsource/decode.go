@@ -1,0 +1,147 @@
+package restsource
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	kjson "sigs.k8s.io/json"
+)
+
+// unmarshaler is the generated protobuf decoding method of every built-in
+// Kubernetes type (and of types generated the same way).
+type unmarshaler interface {
+	Unmarshal(data []byte) error
+}
+
+// objectDecoder decodes one object of type T, or a metav1.Status, from
+// the bytes of one encoded object (protobuf: the "k8s\x00" magic and a
+// runtime.Unknown envelope; JSON: one JSON object), as client-go's
+// clientset decoder does: the result has an empty TypeMeta.
+type objectDecoder[T interface {
+	*E
+	runtime.Object
+}, E any] struct {
+	gvk        schema.GroupVersionKind // of T
+	apiVersion string                  // gvk's apiVersion, as encoded
+	listKind   string                  // the kind of T's list
+	fast       bool                    // T has a generated Unmarshal method
+	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
+}
+
+func newObjectDecoder[T interface {
+	*E
+	runtime.Object
+}, E any](s *runtime.Scheme) (*objectDecoder[T, E], error) {
+	gvks, _, err := s.ObjectKinds(T(new(E)))
+	if err != nil {
+		return nil, fmt.Errorf("restsource: the scheme does not know %T: %w", T(new(E)), err)
+	}
+	gvk := gvks[0]
+	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List"}
+	_, d.fast = any(T(new(E))).(unmarshaler)
+	if !d.fast {
+		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
+	}
+	return d, nil
+}
+
+// statusAPIVersion is the apiVersion kube-apiserver gives a metav1.Status
+// in any group.
+const statusAPIVersion = "v1"
+
+// protobuf decodes raw (magic, Unknown envelope, message). status says the
+// object must be a metav1.Status (an ERROR event).
+func (d *objectDecoder[T, E]) protobuf(raw []byte, status bool) (runtime.Object, error) {
+	u, err := parseUnknown(raw)
+	if err != nil {
+		return nil, err
+	}
+	if status {
+		if string(u.kind) != "Status" || string(u.apiVersion) != statusAPIVersion {
+			return nil, fmt.Errorf("an ERROR event carries %s, not a %s Status", u.describe(), statusAPIVersion)
+		}
+		st := &metav1.Status{}
+		if err := st.Unmarshal(u.raw); err != nil {
+			return nil, fmt.Errorf("decoding a Status: %w", err)
+		}
+		return st, nil
+	}
+	if string(u.kind) != d.gvk.Kind || string(u.apiVersion) != d.apiVersion {
+		return nil, fmt.Errorf("expected %s %s, got %s", d.apiVersion, d.gvk.Kind, u.describe())
+	}
+	return d.message(u.raw, raw)
+}
+
+// message decodes the protobuf message of one T (payload); whole is the
+// complete encoding (magic and envelope), for the scheme fallback.
+func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
+	obj := T(new(E))
+	if d.fast {
+		if err := any(obj).(unmarshaler).Unmarshal(payload); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		}
+		return obj, nil
+	}
+	if whole == nil {
+		return nil, fmt.Errorf("decoding %s: %T has no protobuf Unmarshal method", d.gvk.Kind, obj)
+	}
+	if _, _, err := d.codec.Decode(whole, nil, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return obj, nil
+}
+
+// json decodes one JSON object. The kind is checked after decoding, from
+// the TypeMeta the decoding filled in, which saves the separate pass that
+// finds apiVersion and kind first.
+func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, error) {
+	var obj runtime.Object
+	wantKind, wantVersion := d.gvk.Kind, d.apiVersion
+	if status {
+		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
+	} else {
+		obj = T(new(E))
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
+	}
+	ok := obj.GetObjectKind()
+	gvk := ok.GroupVersionKind()
+	if gvk.Kind == "" {
+		return nil, fmt.Errorf("object 'Kind' is missing in %s", truncate(raw))
+	}
+	if gvk.Version == "" {
+		return nil, fmt.Errorf("object 'apiVersion' is missing in %s", truncate(raw))
+	}
+	if gvk.Kind != wantKind || gvk.GroupVersion().String() != wantVersion {
+		if status {
+			return nil, fmt.Errorf("an ERROR event carries %s %s, not a %s Status", gvk.GroupVersion(), gvk.Kind, statusAPIVersion)
+		}
+		return nil, fmt.Errorf("expected %s %s, got %s %s", wantVersion, wantKind, gvk.GroupVersion(), gvk.Kind)
+	}
+	ok.SetGroupVersionKind(schema.GroupVersionKind{})
+	return obj, nil
+}
+
+// jsonItem decodes one item of a JSON list: items carry no kind of their
+// own, and whatever TypeMeta they do carry is kept, as client-go does.
+func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
+	obj := T(new(E))
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+	}
+	return obj, nil
+}
+
+// truncate shortens data for an error message.
+func truncate(data []byte) string {
+	const max = 128
+	if len(data) > max {
+		return string(data[:max]) + "..."
+	}
+	return string(data)
+}
