@@ -27,6 +27,8 @@ import (
 	"github.com/listwatch/listwatch/restsource"
 )
 
+type podT = corev1.Pod
+
 const (
 	pb = restsource.ContentTypeProtobuf
 	js = restsource.ContentTypeJSON

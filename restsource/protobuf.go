@@ -143,7 +143,7 @@ func eachField(msg []byte, fn func(num protowire.Number, v []byte) error) error 
 	for len(msg) > 0 {
 		num, typ, n := protowire.ConsumeTag(msg)
 		if n < 0 {
-			return protowire.ParseError(n)
+			return parseError(n)
 		}
 		msg = msg[n:]
 		if typ != protowire.BytesType {
@@ -152,14 +152,14 @@ func eachField(msg []byte, fn func(num protowire.Number, v []byte) error) error 
 			}
 			n = protowire.ConsumeFieldValue(num, typ, msg)
 			if n < 0 {
-				return protowire.ParseError(n)
+				return parseError(n)
 			}
 			msg = msg[n:]
 			continue
 		}
 		v, n := protowire.ConsumeBytes(msg)
 		if n < 0 {
-			return protowire.ParseError(n)
+			return parseError(n)
 		}
 		msg = msg[n:]
 		if err := fn(num, v); err != nil {
@@ -167,4 +167,10 @@ func eachField(msg []byte, fn func(num protowire.Number, v []byte) error) error 
 		}
 	}
 	return nil
+}
+
+// parseError describes a protowire failure without wrapping it: a
+// truncated field is a malformed message, not the end of the stream.
+func parseError(n int) error {
+	return fmt.Errorf("invalid field: %v", protowire.ParseError(n))
 }

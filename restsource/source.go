@@ -86,7 +86,11 @@ func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
 // apierrors.IsResourceExpired and the like work on them.
 func (s *Source[T, E]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
-	body, err := s.request(opts).DoRaw(ctx)
+	res := s.request(opts).Do(ctx) // retries, throttling and errors exactly as the clientset's List
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	body, err := res.Raw()
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +117,7 @@ func (s *Source[T, E]) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 	w := &watcher{
 		result:  make(chan watch.Event),
 		done:    make(chan struct{}),
+		ctx:     ctx,
 		cancel:  cancel,
 		body:    body,
 		exited:  make(chan struct{}),

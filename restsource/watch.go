@@ -27,6 +27,7 @@ type watcher struct {
 	result chan watch.Event
 	done   chan struct{} // closed on Stop or when the stream ends
 	once   sync.Once
+	ctx    context.Context    // the caller's: once done, read errors are expected
 	cancel context.CancelFunc // of the request
 	body   io.Closer
 	exited chan struct{} // closed when every goroutine has returned
@@ -81,15 +82,26 @@ func errorEvent(err error) watch.Event {
 	return watch.Event{Type: watch.Error, Object: reporter.AsObject(fmt.Errorf("unable to decode an event from the watch stream: %v", err))}
 }
 
+// decodeError is a frame that could not be decoded, as opposed to a
+// failure to read the stream.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+
 // end reports how the stream ended: a decode error becomes an ERROR event
 // (returned, ok), the end of the stream or of the connection is logged.
 func (w *watcher) end(err error) (watch.Event, bool) {
 	select {
 	case <-w.done: // stopped: whatever the read returned is the consequence
 		return watch.Event{}, false
+	case <-w.ctx.Done():
+		return watch.Event{}, false
 	default:
 	}
+	var de decodeError
 	switch {
+	case errors.As(err, &de):
+		return errorEvent(de.err), true
 	case errors.Is(err, io.EOF):
 		return watch.Event{}, false
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -256,7 +268,7 @@ func newEventDecoder(typed interface {
 	return func(frame []byte) (watch.Event, error) {
 		typ, raw, err := parse(frame)
 		if err != nil {
-			return watch.Event{}, err
+			return watch.Event{}, decodeError{err}
 		}
 		var t watch.EventType
 		switch string(typ) { // constants: no string allocated per event
@@ -271,11 +283,11 @@ func newEventDecoder(typed interface {
 		case string(watch.Error):
 			t = watch.Error
 		default:
-			return watch.Event{}, fmt.Errorf("got invalid watch event type: %q", typ)
+			return watch.Event{}, decodeError{fmt.Errorf("got invalid watch event type: %q", typ)}
 		}
 		obj, err := object(raw, t == watch.Error)
 		if err != nil {
-			return watch.Event{}, fmt.Errorf("%s event: %w", t, err)
+			return watch.Event{}, decodeError{fmt.Errorf("%s event: %w", t, err)}
 		}
 		return watch.Event{Type: t, Object: obj}, nil
 	}
