@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -10,7 +11,12 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 )
 
 func intstrPort(p int) intstr.IntOrString { return intstr.FromInt(p) }
@@ -73,47 +79,148 @@ func liveHeap() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-func heapObjects() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// liveHeapNow returns the bytes of live heap objects after one collection.
+// It is meant for a paused pipeline (see liveProbe), where nothing
+// allocates during the collection, so one cycle finds exactly what is
+// reachable.
+func liveHeapNow() int64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
 }
 
-// peakSampler polls the heap (live and not yet collected objects) every
-// millisecond and keeps the highest value seen.
-type peakSampler struct {
-	peak atomic.Int64
-	stop chan struct{}
-	done sync.WaitGroup
+// gate blocks list requests while a live-heap sample is taken.
+type gate struct {
+	mu     sync.Mutex
+	closed bool
+	cond   sync.Cond
 }
 
-func samplePeak() *peakSampler {
-	p := &peakSampler{stop: make(chan struct{})}
-	p.peak.Store(heapObjects())
-	p.done.Go(func() {
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				if h := heapObjects(); h > p.peak.Load() {
-					p.peak.Store(h)
-				}
-			}
-		}
-	})
-	return p
+func newGate() *gate {
+	g := &gate{}
+	g.cond.L = &g.mu
+	return g
 }
 
-func (p *peakSampler) finish() int64 {
-	close(p.stop)
-	p.done.Wait()
-	if h := heapObjects(); h > p.peak.Load() {
-		p.peak.Store(h)
+func (g *gate) set(closed bool) {
+	g.mu.Lock()
+	g.closed = closed
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *gate) wait() {
+	g.mu.Lock()
+	for g.closed {
+		g.cond.Wait()
 	}
-	return p.peak.Load()
+	g.mu.Unlock()
+}
+
+// gatedLW is a source whose list requests wait while its gate is closed,
+// so that a paused handler also pauses paging. It keeps the wrapped
+// source's answer to "streaming lists supported?". Watches pass through.
+type gatedLW struct {
+	lw   cache.ListerWatcherWithContext
+	g    *gate
+	noWL bool
+}
+
+func newGatedLW(lw cache.ListerWatcher, g *gate) *gatedLW {
+	return &gatedLW{lw: cache.ToListerWatcherWithContext(lw), g: g, noWL: watchlist.DoesClientNotSupportWatchListSemantics(lw)}
+}
+
+func (l *gatedLW) IsWatchListSemanticsUnSupported() bool { return l.noWL }
+
+func (l *gatedLW) List(opts metav1.ListOptions) (kruntime.Object, error) {
+	return l.ListWithContext(context.Background(), opts)
+}
+
+func (l *gatedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return l.WatchWithContext(context.Background(), opts)
+}
+
+func (l *gatedLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+	l.g.wait()
+	return l.lw.ListWithContext(ctx, opts)
+}
+
+func (l *gatedLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return l.lw.WatchWithContext(ctx, opts)
+}
+
+// liveProbe measures the peak live heap of an operation that ends with a
+// known number of handler notifications. The handler calls hit on every
+// notification; at fixed fractions of the expected count (the first
+// notification, 1/4, 1/2, 3/4 and the last but one) hit pauses the
+// pipeline and takes a sample:
+//
+//   - the handler is blocked (it is the caller) and the source's list
+//     requests wait at the gate, so no new page enters the informer;
+//   - it waits until the process is idle (under 10% of a core for 10 ms):
+//     the reflector, queue and processing loop have moved what they hold
+//     as far as the blocked handler's buffer;
+//   - one runtime.GC with nothing allocating, then /gc/heap/live:bytes,
+//     which is then exactly the heap reachable at that point;
+//   - the gate opens and the handler returns.
+//
+// peak is the largest sample minus the live heap before the operation. The
+// probe perturbs timing (each sample is a full collection), so benchmarks
+// run it on an extra, untimed operation.
+type liveProbe struct {
+	g     *gate
+	at    []int64 // notification counts to sample at, ascending
+	n     atomic.Int64
+	next  int
+	base  int64
+	peak  int64
+	pause time.Duration
+}
+
+func newLiveProbe(g *gate, expected int64) *liveProbe {
+	at := []int64{1, expected / 4, expected / 2, 3 * expected / 4, expected - 1}
+	return &liveProbe{g: g, at: slices.Compact(at)}
+}
+
+// start records the base (live heap before the operation) and arms the
+// probe for a new operation.
+func (p *liveProbe) start() {
+	p.n.Store(0)
+	p.next = 0
+	p.peak = 0
+	p.base = liveHeap()
+}
+
+// hit is called by the (single) handler goroutine on every notification.
+func (p *liveProbe) hit() {
+	n := p.n.Add(1)
+	if p.next >= len(p.at) || n != p.at[p.next] {
+		return
+	}
+	p.next++
+	t0 := time.Now()
+	p.g.set(true)
+	waitIdle(10*time.Millisecond, 5*time.Second)
+	p.peak = max(p.peak, liveHeapNow()-p.base)
+	p.g.set(false)
+	p.pause += time.Since(t0)
+}
+
+// peakMB is the peak transient live heap of the last operation, in MiB.
+func (p *liveProbe) peakMB() float64 { return float64(p.peak) / (1 << 20) }
+
+// waitIdle returns once the process used under 10% of one core over a
+// window, or after limit.
+func waitIdle(window, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		c0 := cpuTime()
+		time.Sleep(window)
+		if cpuTime()-c0 < window/10 {
+			return
+		}
+	}
 }
 
 // percentile returns the p-th percentile (0..100) of ds.
