@@ -1,5 +1,7 @@
 package deltafifo
 
+import "context"
+
 // replaceCoalescingLocked queues a Replace in coalescing mode: a delta of the
 // list's type for every listed object, then a final-state-unknown deletion
 // for every queued key and every known key the list lacks. keys and deltas
@@ -87,4 +89,231 @@ func (c *core[T]) lookupForSync(key string) (T, bool) {
 		return obj, false
 	}
 	return obj, true
+}
+
+// paging is a list being queued a page at a time (FIFO.ReplacePage, then
+// FIFO.ReplaceEnd). Nothing of the list itself is kept: only the keys that
+// may have to be deleted when it ends.
+type paging struct {
+	// open is set by the first page and cleared by ReplaceEnd.
+	open bool
+	// initial: the list began before anything populated the FIFO, so it
+	// is the initial list that HasSynced waits for.
+	initial bool
+	// unseen holds the keys queued or known when the list began that
+	// neither a page nor a write has mentioned since; ReplaceEnd queues
+	// their deletion. nil when there were none.
+	unseen map[string]struct{}
+}
+
+// seenLocked records that key was listed or written during an open list.
+func (p *paging) seenLocked(key string) {
+	if p.unseen != nil {
+		delete(p.unseen, key)
+	}
+}
+
+// beginPagesLocked opens a paged list, abandoning an unfinished one: its
+// pages are queued or already known, so they are candidates for deletion
+// like everything else until the new list mentions them.
+func (c *core[T]) beginPagesLocked() {
+	p := &c.paging
+	initial := !c.populated
+	if p.open {
+		initial = p.initial
+	}
+	var unseen map[string]struct{}
+	add := func(key string) {
+		if unseen == nil {
+			unseen = make(map[string]struct{})
+		}
+		unseen[key] = struct{}{}
+	}
+	if c.cfg.inOrder {
+		for i := 0; i < c.ord.events.len(); i++ {
+			add(c.ord.events.at(i).key)
+		}
+	} else {
+		for i := 0; i < c.co.order.len(); i++ {
+			add(c.co.order.at(i).key)
+		}
+	}
+	if known := c.cfg.known; known != nil {
+		for _, key := range known.ListKeys() {
+			add(key)
+		}
+	}
+	*p = paging{open: true, initial: initial, unseen: unseen}
+}
+
+// replacePageLocked queues one page of a paged list: a delta of the
+// list's type per object, no deletions. Keys of the initial list count
+// towards HasSynced as they are queued.
+func (c *core[T]) replacePageLocked(keys []string, deltas []Delta[T], first bool) {
+	if first || !c.paging.open {
+		c.beginPagesLocked()
+	}
+	p := &c.paging
+	listed := 0
+	if c.cfg.inOrder {
+		q := &c.ord
+		q.events.reserve(len(keys))
+		for i, key := range keys {
+			p.seenLocked(key)
+			q.events.push(event[T]{key, deltas[i]})
+		}
+		listed = len(keys)
+	} else {
+		q := &c.co
+		q.reserve(len(keys))
+		for i, key := range keys {
+			p.seenLocked(key)
+			e := q.entry(key)
+			if len(e.deltas) == 0 {
+				listed++
+			}
+			e.append(deltas[i])
+		}
+	}
+	if p.initial {
+		c.initialCount += listed
+	}
+}
+
+// replaceEndLocked completes a paged list: a final-state-unknown deletion
+// for every key that was queued or known when it began and that nothing
+// mentioned since. It ends the initial list if this was it.
+func (c *core[T]) replaceEndLocked() {
+	p := c.paging
+	c.paging = paging{}
+	deletions := 0
+	if len(p.unseen) > 0 {
+		// In order mode: the last queued event of each key.
+		var lastEvent map[string]int
+		if c.cfg.inOrder {
+			lastEvent = make(map[string]int)
+			for i := 0; i < c.ord.events.len(); i++ {
+				lastEvent[c.ord.events.at(i).key] = i
+			}
+		}
+		for key := range p.unseen {
+			if c.queueUnseenDeletionLocked(key, lastEvent) {
+				deletions++
+			}
+		}
+	}
+	if p.initial && !c.syncedClosed {
+		c.populated = true
+		c.initialCount += deletions
+		c.checkSyncedLocked()
+	}
+}
+
+// queueUnseenDeletionLocked queues the final-state-unknown deletion of a
+// key a paged list did not contain, with its last known state. A key whose
+// last queued delta is a deletion, or that is neither queued nor known any
+// more, needs none. lastEvent indexes the queued events (in order mode).
+func (c *core[T]) queueUnseenDeletionLocked(key string, lastEvent map[string]int) bool {
+	d := Delta[T]{Type: Deleted, FinalStateUnknown: true}
+	if c.cfg.inOrder {
+		if i, ok := lastEvent[key]; ok {
+			last := c.ord.events.at(i).d
+			if last.Type == Deleted {
+				return false
+			}
+			d.Object = last.Object
+			c.ord.events.push(event[T]{key, d})
+			return true
+		}
+	} else if e, ok := c.co.items[key]; ok {
+		last := e.deltas[len(e.deltas)-1]
+		if last.Type == Deleted {
+			return false
+		}
+		d.Object = last.Object
+		e.append(d)
+		return true
+	}
+	if c.cfg.known == nil {
+		return false
+	}
+	obj, exists, err := c.cfg.known.GetByKey(key)
+	if err != nil || !exists {
+		return false
+	}
+	d.Object = obj
+	if c.cfg.inOrder {
+		c.ord.events.push(event[T]{key, d})
+	} else {
+		c.co.add(key, d)
+	}
+	return true
+}
+
+// replacePage queues one page of a paged list. Like replace, it checks and
+// transforms the whole page first: a bad object refuses the call and
+// leaves the queue untouched.
+func (c *core[T]) replacePage(list []T, first bool) error {
+	typ := c.cfg.replaceType
+	if c.cfg.inOrder {
+		typ = Replaced
+	}
+	keys, deltas, err := c.prepareList(typ, list)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first || !c.paging.open {
+		// A new list reads the known objects, which must not be behind a
+		// batch being applied.
+		c.waitIdleLocked()
+	}
+	if c.closed && c.cfg.rejectClosed {
+		return c.cfg.closedErr
+	}
+	c.replacePageLocked(keys, deltas, first)
+	c.changedLocked()
+	return nil
+}
+
+// replaceEnd completes the paged list in progress; without one it is an
+// empty list's end.
+func (c *core[T]) replaceEnd() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waitIdleLocked() // the deletions read the known objects
+	if c.closed && c.cfg.rejectClosed {
+		return c.cfg.closedErr
+	}
+	if !c.paging.open {
+		c.beginPagesLocked()
+	}
+	c.replaceEndLocked()
+	c.changedLocked()
+	return nil
+}
+
+// waitLen blocks until at most n keys (events) are queued or being
+// processed (Len), the FIFO is closed, or ctx ends.
+func (c *core[T]) waitLen(ctx context.Context, n int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.depthLocked()+c.inflight <= n {
+		return nil
+	}
+	stop := context.AfterFunc(ctx, c.wake)
+	defer stop()
+	c.drainWaiters++
+	defer func() { c.drainWaiters-- }()
+	for c.depthLocked()+c.inflight > n {
+		if c.closed {
+			return c.cfg.closedErr
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c.cond.Wait()
+	}
+	return nil
 }

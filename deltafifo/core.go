@@ -79,6 +79,10 @@ type core[T any] struct {
 	// L = &mu) is broadcast when it drops back to zero.
 	inflight int
 	idle     sync.Cond
+	// paging is the list being queued a page at a time, if any.
+	paging paging
+	// drainWaiters counts waitLen calls waiting for the queue to shrink.
+	drainWaiters int
 }
 
 func newCore[T any](cfg config[T]) *core[T] {
@@ -199,6 +203,9 @@ func (c *core[T]) processedLocked(n int) {
 	if c.initialCount > 0 {
 		c.initialCount = max(0, c.initialCount-n)
 		c.checkSyncedLocked()
+	}
+	if c.drainWaiters > 0 {
+		c.cond.Broadcast()
 	}
 }
 

@@ -87,6 +87,36 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 	return f.c.replace(list)
 }
 
+// ReplacePage queues one page of a list that arrives in pages, so that
+// the whole list is never held at once: a Replaced delta for every object
+// in list, nothing else. first opens a new list (a list begun and never
+// ended is abandoned: its objects are then like any other queued or known
+// ones). ReplaceEnd completes the list. The page is checked and
+// transformed before anything is queued, as for Replace. Until the list
+// ends, the consumer sees the new objects as they come, and the objects
+// the list will not contain are still there.
+//
+// The first list queued this way is the initial list: HasSynced waits for
+// its ReplaceEnd and for every key it queued to be processed.
+func (f *FIFO[T]) ReplacePage(list []T, first bool) error { return f.c.replacePage(list, first) }
+
+// ReplaceEnd completes the list begun by the last first ReplacePage: a
+// Deleted delta with FinalStateUnknown for every key that was queued or
+// known (KnownObjects) when that list began and that neither a page nor an
+// Add, Update or Delete has mentioned since. resourceVersion is accepted
+// for symmetry with Replace and not used. Without a list in progress it
+// ends an empty one.
+func (f *FIFO[T]) ReplaceEnd(resourceVersion string) error {
+	_ = resourceVersion
+	return f.c.replaceEnd()
+}
+
+// WaitLen blocks until Len is at most n: n keys (events, in in-order mode)
+// queued or being processed. It returns ctx.Err() if ctx ends first and ErrClosed if the FIFO
+// is closed first. A producer uses it to stay at most a page or two ahead
+// of the consumer.
+func (f *FIFO[T]) WaitLen(ctx context.Context, n int) error { return f.c.waitLen(ctx, n) }
+
 // Resync queues a Sync delta for every KnownObjects object whose key has
 // nothing queued. Without KnownObjects it does nothing.
 func (f *FIFO[T]) Resync() error { return f.c.resync() }

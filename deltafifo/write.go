@@ -19,6 +19,9 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 		return c.cfg.closedErr
 	}
 	c.markPopulatedLocked()
+	if c.paging.open {
+		c.paging.seenLocked(key)
+	}
 	if c.cfg.inOrder {
 		c.ord.events.push(event[T]{key, d})
 	} else {
@@ -48,6 +51,7 @@ func (c *core[T]) replace(list []T) error {
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
+	c.paging = paging{} // a whole list supersedes one in pages
 	if c.cfg.inOrder {
 		c.replaceOrderedLocked(keys, deltas)
 	} else {

@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,33 @@ func (s *sink[T]) Delete(obj T) error { return s.after(obj.GetResourceVersion(),
 
 func (s *sink[T]) Replace(items []T, rv string) error {
 	err := s.after(rv, s.fifo.Replace(items, rv))
+	if err == nil {
+		s.replaced()
+		s.drained()
+	}
+	return err
+}
+
+// ReplacePage queues one page of a paginated list, then holds the
+// reflector back until the FIFO is down to about a page: the list is
+// applied as it arrives, and the objects it replaces are released as it
+// goes, rather than the whole new list being queued next to the cache.
+// The wait ends early when the FIFO is closed (the informer is stopping).
+func (s *sink[T]) ReplacePage(items []T, first bool) error {
+	if err := s.fifo.ReplacePage(items, first); err != nil {
+		return err
+	}
+	_ = s.fifo.WaitLen(context.Background(), max(len(items), minPageBacklog))
+	return nil
+}
+
+// minPageBacklog is the least backlog ReplacePage lets the reflector
+// keep, so that small pages still overlap fetching with processing.
+const minPageBacklog = 64
+
+// ReplaceEnd completes a paginated list: see ReplacePage.
+func (s *sink[T]) ReplaceEnd(rv string) error {
+	err := s.after(rv, s.fifo.ReplaceEnd(rv))
 	if err == nil {
 		s.replaced()
 		s.drained()

@@ -44,6 +44,19 @@ type Replace[T store.Object] struct {
 	ResourceVersion string
 }
 
+// ReplacePage asks a PagedStore to take one page of a paginated list in
+// progress; First marks the first page of a new list. The machine emits it
+// instead of Replace (for lists of more than one page) when
+// Machine.PagedReplace is set.
+type ReplacePage[T store.Object] struct {
+	Items []T
+	First bool
+}
+
+// ReplaceEnd asks a PagedStore to complete the list of the ReplacePage
+// effects before it: what the list did not contain is deleted.
+type ReplaceEnd struct{ ResourceVersion string }
+
 // Apply asks the store to apply one watch event: Add for watch.Added,
 // Update for watch.Modified, Delete for watch.Deleted. The machine emits it
 // as *Apply[T], pointing into a buffer that the next Step reuses.
@@ -63,14 +76,16 @@ type ReportError struct {
 	Err    error
 }
 
-func (List) isEffect()        {}
-func (Watch) isEffect()       {}
-func (StopWatch) isEffect()   {}
-func (Sleep) isEffect()       {}
-func (Replace[T]) isEffect()  {}
-func (Apply[T]) isEffect()    {}
-func (Progress) isEffect()    {}
-func (ReportError) isEffect() {}
+func (List) isEffect()           {}
+func (Watch) isEffect()          {}
+func (StopWatch) isEffect()      {}
+func (Sleep) isEffect()          {}
+func (Replace[T]) isEffect()     {}
+func (Apply[T]) isEffect()       {}
+func (ReplacePage[T]) isEffect() {}
+func (ReplaceEnd) isEffect()     {}
+func (Progress) isEffect()       {}
+func (ReportError) isEffect()    {}
 
 func (e List) String() string {
 	o := e.Options
@@ -113,6 +128,20 @@ func (e Replace[T]) String() string {
 	}
 	return fmt.Sprintf("replace rv=%s items=(%s)", e.ResourceVersion, strings.Join(names, ","))
 }
+
+func (e ReplacePage[T]) String() string {
+	names := make([]string, len(e.Items))
+	for i, it := range e.Items {
+		names[i] = objectName(it)
+	}
+	first := ""
+	if e.First {
+		first = " first"
+	}
+	return fmt.Sprintf("replace-page%s items=(%s)", first, strings.Join(names, ","))
+}
+
+func (e ReplaceEnd) String() string { return "replace-end rv=" + e.ResourceVersion }
 
 func (e Apply[T]) String() string {
 	return fmt.Sprintf("%s %s rv=%s", strings.ToLower(string(e.Type)), objectName(e.Object), e.Object.GetResourceVersion())

@@ -34,6 +34,10 @@ func (m *Machine[T]) onListPage(p ListPage) {
 			m.paginatedResult = true
 		}
 	}
+	if m.pagedReplace && (l.pages > 1 || p.Continue != "") {
+		m.onPagedListPage(p)
+		return
+	}
 	l.items = m.typedAll(p.Items, l.items)
 	if p.Continue != "" {
 		m.cfg.Metrics.List()
@@ -43,6 +47,26 @@ func (m *Machine[T]) onListPage(p ListPage) {
 	items, rv := l.items, l.pageRV
 	m.list = listState[T]{}
 	m.replace(items, rv)
+	m.startWatch()
+}
+
+// onPagedListPage hands one page of a multi-page list to a PagedStore and
+// asks for the next, or ends the list: nothing of the list is kept here.
+func (m *Machine[T]) onPagedListPage(p ListPage) {
+	l := &m.list
+	if l.pages == 1 {
+		// A refused page restores these: nothing has changed yet.
+		m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
+	}
+	m.emit(ReplacePage[T]{Items: m.typedAll(p.Items, nil), First: l.pages == 1})
+	if p.Continue != "" {
+		m.cfg.Metrics.List()
+		m.emit(List{Options: metav1.ListOptions{Continue: p.Continue, Limit: l.limit}})
+		return
+	}
+	rv := l.pageRV
+	m.list = listState[T]{}
+	m.record(rv, ReplaceEnd{ResourceVersion: rv})
 	m.startWatch()
 }
 
@@ -75,7 +99,14 @@ func (m *Machine[T]) onListFailed(err error) {
 // replace emits a Replace and records the list's resource version.
 func (m *Machine[T]) replace(items []T, rv string) {
 	m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
-	m.emit(Replace[T]{Items: items, ResourceVersion: rv})
+	m.record(rv, Replace[T]{Items: items, ResourceVersion: rv})
+}
+
+// record emits e, the effect that completes a list at rv (Replace or
+// ReplaceEnd), and records the list's resource version. undo must hold
+// the state to restore if the store refuses it.
+func (m *Machine[T]) record(rv string, e Effect) {
+	m.emit(e)
 	m.synced = true
 	m.lastSyncRV = rv
 	m.rvUnavailable = false

@@ -66,6 +66,7 @@ func (s *scenario) create(t *testing.T, td *datadriven.TestData) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
+	m.SetPagedReplace(td.HasArg("paged-replace"))
 	s.m, s.t0, s.now = m, t0, t0
 	return s.render(m.Start(s.now))
 }

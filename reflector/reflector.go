@@ -76,6 +76,9 @@ func New[T store.Object](opts Options[T]) (*Reflector[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := opts.Store.(PagedStore[T]); ok {
+		m.SetPagedReplace(true)
+	}
 	if opts.Name == "" {
 		opts.Name = "reflector"
 	}

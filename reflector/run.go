@@ -139,15 +139,20 @@ func (s *shell[T]) disarm() {
 	s.armedAt = time.Time{}
 }
 
-// execute runs effects in order. If the store refuses a Replace, the rest
-// of the batch is dropped and the machine is told.
+// execute runs effects in order. If the store refuses a Replace (or a
+// list page or its end), the rest of the batch is dropped and the machine
+// is told. Executed effects are cleared: the slice is the machine's, kept
+// until its next step, and must not pin a list (a streaming list's last
+// step may be the last for a long time).
 func (s *shell[T]) execute(effects []Effect) {
-	for _, e := range effects {
+	for i, e := range effects {
 		if err := s.do(e); err != nil {
+			clear(effects[:i+1])
 			s.execute(s.r.m.Step(s.r.clock.Now(), ReplaceFailed{Err: err}))
 			return
 		}
 	}
+	clear(effects)
 }
 
 // do runs one effect; it returns an error only for a refused Replace.
@@ -177,6 +182,17 @@ func (s *shell[T]) do(e Effect) error {
 			return err
 		}
 		s.logger.V(2).Info("Caches populated", "items", len(e.Items), "resourceVersion", e.ResourceVersion)
+	case ReplacePage[T]:
+		if err := s.r.store.(PagedStore[T]).ReplacePage(e.Items, e.First); err != nil {
+			s.logger.Error(err, "Store refused a list page", "items", len(e.Items))
+			return err
+		}
+	case ReplaceEnd:
+		if err := s.r.store.(PagedStore[T]).ReplaceEnd(e.ResourceVersion); err != nil {
+			s.logger.Error(err, "Store refused the end of the list", "resourceVersion", e.ResourceVersion)
+			return err
+		}
+		s.logger.V(2).Info("Caches populated", "resourceVersion", e.ResourceVersion)
 	case *Apply[T]:
 		s.apply(*e)
 	case Apply[T]:

@@ -39,3 +39,27 @@ func UpdateResourceVersion[T store.Object](s Store[T], resourceVersion string) b
 	u.UpdateResourceVersion(resourceVersion)
 	return true
 }
+
+// PagedStore is an optional capability of a Store: it takes a paginated
+// list a page at a time instead of as one Replace, so that neither the
+// reflector nor the store holds the whole new list at once, and the
+// objects it replaces can be released while later pages are still coming.
+// A reflector whose store has it calls ReplacePage for every page of a
+// list of more than one page, then ReplaceEnd; a list of one page, and a
+// streaming list, still arrive as one Replace.
+//
+// Until ReplaceEnd, readers of the store may see a mix of the old content
+// and the new. ReplacePage may block, to hold the reflector back until the
+// consumer has caught up (the informer's sink does so); it is called from
+// the reflector's goroutine, like every other Store method.
+type PagedStore[T store.Object] interface {
+	Store[T]
+	// ReplacePage takes one page of the list in progress. first says it
+	// is the first page of a new list: a list that was begun and never
+	// ended is abandoned, and what it wrote stays until the new list ends.
+	ReplacePage(items []T, first bool) error
+	// ReplaceEnd completes the list begun by the last first page, at
+	// resourceVersion: whatever the store held when that list began and
+	// neither the list nor a write since has mentioned is deleted.
+	ReplaceEnd(resourceVersion string) error
+}

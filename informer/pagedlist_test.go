@@ -1,0 +1,112 @@
+package informer
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/reflector"
+)
+
+// With lists of many small pages, the informer takes each list a page at
+// a time (the sink is a reflector.PagedStore): under the same churn and
+// faults as TestConvergesUnderRandomFaults, the cache and the handler's
+// view still end equal to the server's, with no contradictory call.
+func TestConvergesWithPagedLists(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 4
+	}
+	saved := utilruntime.ErrorHandlers
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(context.Context, error, string, ...any) {}}
+	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
+	var pages atomic.Int64
+	for seed := range uint64(seeds) {
+		synctest.Test(t, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(seed, 7))
+			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
+			lw := fake.LWOptions{Resource: cmGVR}
+			src := noWatchCache{srv.ListerWatcher(lw), &pages}
+			inf, err := New(Options[*corev1.ConfigMap]{Source: src, InOrder: seed%2 == 1,
+				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: reflector.WatchListOff}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := any(inf.sink).(reflector.PagedStore[*corev1.ConfigMap]); !ok {
+				t.Fatal("the informer's sink is not a reflector.PagedStore")
+			}
+			view := &typedView{view: map[string]*corev1.ConfigMap{}}
+			if _, err := inf.AddHandler(view, HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			var wg sync.WaitGroup
+			wg.Go(func() { _ = inf.Run(ctx) })
+			defer func() { cancel(); wg.Wait() }()
+
+			churn, err := fake.NewChurn(srv, fake.ChurnOptions{Resource: cmGVR, Seed: seed, Namespaces: []string{"a", "b"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := churn.Steps(ctx, 30); err != nil {
+				t.Fatal(err)
+			}
+			var faults []string
+			for range 20 {
+				if err := churn.Steps(ctx, 1+rnd.IntN(15)); err != nil {
+					t.Fatal(err)
+				}
+				faults = append(faults, injectFault(t, rnd, srv))
+			}
+			srv.ClearFaults()
+			srv.Up()
+			waitCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
+			defer stop()
+			if err := inf.WaitForResourceVersion(waitCtx, srv.ResourceVersion()); err != nil {
+				t.Fatalf("seed %d (faults %v): %v", seed, faults, err)
+			}
+			synctest.Wait()
+			if err := fake.Converged(srv, lw, inf.Reader().List()); err != nil {
+				t.Fatalf("seed %d: cache (faults %v): %v", seed, faults, err)
+			}
+			if err := fake.Converged(srv, lw, view.list()); err != nil {
+				t.Fatalf("seed %d: handler view (faults %v): %v", seed, faults, err)
+			}
+			if len(view.errs) > 0 {
+				t.Fatalf("seed %d: inconsistent handler calls: %v", seed, view.errs)
+			}
+		})
+	}
+	if pages.Load() < int64(seeds)*10 {
+		t.Fatalf("only %d list pages over %d seeds: lists were not paged", pages.Load(), seeds)
+	}
+}
+
+// noWatchCache serves RV="0" lists as quorum reads, which the fake server
+// pages (a real server without a watch cache does the same): the first
+// list is then paged, and so is every relist. It counts list pages.
+type noWatchCache struct {
+	cache.ListerWatcherWithContext
+	pages *atomic.Int64
+}
+
+func (n noWatchCache) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if opts.ResourceVersion == "0" {
+		opts.ResourceVersion = ""
+	}
+	if opts.Limit > 0 {
+		n.pages.Add(1)
+	}
+	return n.ListerWatcherWithContext.ListWithContext(ctx, opts)
+}
