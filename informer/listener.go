@@ -51,7 +51,15 @@ type listener[T any] struct {
 	// (Coalesce mode); every key in entries is in keys exactly once.
 	keys    ring[queuedKey]
 	entries map[string]pending[T]
-	// fifo holds every undelivered notification (InOrder mode).
+	// peak is the largest len(entries) since entries was last allocated.
+	peak int
+	// fifo holds every undelivered notification (InOrder mode). In Coalesce
+	// mode it holds notifications not yet folded into entries: addBatch
+	// only appends, and the listener folds them in (fold) before it takes
+	// an entry, as do stats and markInitial, so the result is the same as
+	// folding on arrival. Appending touches one slot instead of a map
+	// shared with the listener's goroutine. At most foldAt notifications
+	// wait unfolded, so memory stays bounded by the number of keys.
 	fifo ring[queuedNote[T]]
 	// seq numbers arrivals; delivered is the seq of the last entry whose
 	// handler calls have returned; initialSeq, once initialMarked, is the seq
@@ -139,6 +147,29 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 			l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: st.get()})
 			continue
 		}
+		l.fifo.push(queuedNote[T]{n: *n, since: st.get()})
+	}
+	if l.mode != InOrder && l.fifo.len() >= foldAt {
+		l.fold()
+	}
+	if wasEmpty && (l.keys.len() > 0 || l.fifo.len() > 0) {
+		l.cond.Signal()
+	}
+}
+
+// foldAt is how many unfolded notifications a coalescing listener holds
+// before addBatch folds them itself.
+const foldAt = 1024
+
+// fold merges the unfolded notifications into entries, in arrival order
+// (Coalesce mode); mu held.
+func (l *listener[T]) fold() {
+	if l.mode == InOrder {
+		return
+	}
+	for l.fifo.len() > 0 {
+		q := l.fifo.pop()
+		n := &q.n
 		if p, ok := l.entries[n.Key]; ok {
 			p.merge(n)
 			l.entries[n.Key] = p
@@ -146,11 +177,23 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 			continue
 		}
 		l.seq++
-		l.entries[n.Key] = newPending(n, st.get())
+		l.entries[n.Key] = newPending(n, q.since)
 		l.keys.push(queuedKey{key: n.Key, seq: l.seq})
 	}
-	if wasEmpty && (l.keys.len() > 0 || l.fifo.len() > 0) {
-		l.cond.Signal()
+	l.peak = max(l.peak, len(l.entries))
+}
+
+// bigEntries is the size past which an emptied entries map is replaced.
+const bigEntries = 1024
+
+// resetEntries replaces the empty entries map if it once held many keys (an
+// initial list): a Go map never shrinks, and a large table that then sees a
+// stream of distinct keys keeps paying for its size and its deleted slots
+// on every lookup. A small map is kept: clearing it would cost more than
+// it saves. mu held.
+func (l *listener[T]) resetEntries() {
+	if l.peak > bigEntries {
+		l.entries, l.peak = map[string]pending[T]{}, 0
 	}
 }
 
@@ -159,6 +202,7 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 func (l *listener[T]) markInitial() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.fold()
 	l.initialSeq, l.initialMarked = l.seq, true
 	l.checkSynced()
 }
@@ -243,6 +287,7 @@ func (l *listener[T]) drain() bool {
 			key  string
 			seq  uint64
 		)
+		l.fold()
 		switch {
 		case l.mode == InOrder && l.fifo.len() > 0:
 			note = l.fifo.pop()
@@ -252,6 +297,9 @@ func (l *listener[T]) drain() bool {
 			key = qk.key
 			p = l.entries[key]
 			delete(l.entries, key)
+			if len(l.entries) == 0 {
+				l.resetEntries()
+			}
 			seq = qk.seq
 		default:
 			l.mu.Unlock()
@@ -320,6 +368,7 @@ type ListenerStats struct {
 func (l *listener[T]) stats() ListenerStats {
 	now := l.now()
 	l.mu.Lock()
+	l.fold()
 	s := ListenerStats{Pending: l.keys.len() + l.fifo.len()}
 	switch {
 	case l.keys.len() > 0:
