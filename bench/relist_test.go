@@ -20,24 +20,25 @@ var expired = watch.Event{Type: watch.Error, Object: &metav1.Status{Status: meta
 // has seen 100k updates. ns/op includes each library's backoff before the
 // relist, cpu-ns/obj does not.
 //
-// peak-live-MB is the peak transient live heap of one more, untimed
-// relist: liveProbe pauses the pipeline (handler and list requests) at the
-// first, 1/4, 1/2, 3/4 and last-but-one update notification, collects, and
-// reads the live heap; the peak is the largest sample minus the live heap
-// before the relist. A relist that holds the whole new list (here each
-// item's copy, ~1.3 KB, next to the cached old version) plus a queue entry
-// per object shows it at the first notification.
+// peak-live-MB is the peak live heap of one more, untimed relist, above
+// the live heap before it: liveProbe pauses the pipeline (the sampling
+// goroutine and list requests), collects and reads the live heap when the
+// last page arrives, at the first, 1/4, 1/2, 3/4 and last-but-one update
+// notification, and at the end. A relist that holds the whole new list
+// (here each item's copy, ~1.3 KB, next to the cached old version) plus a
+// queue entry per object shows it when the last page arrives or at the
+// first notification.
 func BenchmarkRelist(b *testing.B) {
 	c := syncCorpus()
 	lists := [2][]corev1.Pod{c[0], c[1]}
 	for _, lib := range libs {
 		b.Run(lib, func(b *testing.B) {
 			feed := newFeed(lists[0], "1", true)
-			g := newGate()
+			lw := newProbedLW(feed)
 			cnt := newCounter(int64(steadyPods))
-			probe := newLiveProbe(g, steadyPods)
+			probe := newLiveProbe(steadyPods)
 			var probing atomic.Bool
-			run := start(b, lib, setup{lw: newGatedLW(feed, g), paged: true, handlers: []handler{{fn: func(p *corev1.Pod) {
+			run := start(b, lib, setup{lw: lw, paged: true, handlers: []handler{{fn: func(p *corev1.Pod) {
 				if probing.Load() {
 					probe.hit()
 				}
@@ -71,8 +72,11 @@ func BenchmarkRelist(b *testing.B) {
 			relist()
 			probe.start()
 			probing.Store(true)
+			lw.probe.Store(probe)
 			feed.ch <- expired
 			cnt.wait(b, 5*time.Minute)
+			probe.sample()
+			lw.probe.Store(nil)
 			probing.Store(false)
 
 			objs := float64(b.N) * steadyPods

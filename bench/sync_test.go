@@ -69,20 +69,20 @@ var syncSources = []syncSource{
 // each item both reflectors make, meta.ExtractListWithAlloc; decoded
 // sources add the objects themselves).
 //
-// peak-live-MB is the peak transient live heap of one more, untimed sync:
-// the largest live heap liveProbe finds at five points of the sync (first,
-// 1/4, 1/2, 3/4 and last-but-one notification, the pipeline paused and
-// collected each time), minus the live heap before the sync. It includes
-// what the synced informer keeps (retained) and everything it holds on the
-// way there.
+// peak-live-MB is the peak live heap of one more, untimed sync, above the
+// live heap before it: the largest sample liveProbe takes with the
+// pipeline paused and collected, at the end of the list (the last page
+// arriving, or the streaming list's closing bookmark), at the first, 1/4,
+// 1/2, 3/4 and last-but-one notification, and once synced. It includes
+// what the synced informer keeps; transient-MB is the peak minus the
+// synced state: what the sync held on the way beyond what it keeps.
 func BenchmarkInitialSync(b *testing.B) {
 	items := syncCorpus()[0]
 	for _, src := range syncSources {
 		for _, lib := range libs {
 			b.Run(src.name+"/"+lib, func(b *testing.B) {
 				b.StopTimer()
-				g := newGate()
-				lw := newGatedLW(src.newLW(b, items), g)
+				lw := newProbedLW(src.newLW(b, items))
 				var retained int64
 				var cpu, allocs, bytes float64
 				for range b.N {
@@ -101,14 +101,17 @@ func BenchmarkInitialSync(b *testing.B) {
 					bytes += float64(m.bytes)
 				}
 				// The peak: one more sync, probed.
-				probe := newLiveProbe(g, int64(len(items)))
+				probe := newLiveProbe(int64(len(items)))
 				cnt := newCounter(int64(len(items)))
 				probe.start()
+				lw.probe.Store(probe)
 				run := start(b, lib, setup{lw: lw, paged: src.paged, handlers: []handler{{fn: func(p *corev1.Pod) {
 					probe.hit()
 					cnt.hit(p)
 				}}}})
 				cnt.wait(b, 10*time.Minute)
+				probe.sample()
+				lw.probe.Store(nil)
 				run.stop()
 
 				n := float64(b.N)
@@ -118,6 +121,7 @@ func BenchmarkInitialSync(b *testing.B) {
 				b.ReportMetric(bytes/objs, "B/obj")
 				b.ReportMetric(float64(retained)/objs, "retained-B/obj")
 				b.ReportMetric(probe.peakMB(), "peak-live-MB")
+				b.ReportMetric(probe.transientMB(), "transient-MB")
 			})
 		}
 	}

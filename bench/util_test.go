@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -118,69 +121,129 @@ func (g *gate) wait() {
 	g.mu.Unlock()
 }
 
-// gatedLW is a source whose list requests wait while its gate is closed,
-// so that a paused handler also pauses paging. It keeps the wrapped
-// source's answer to "streaming lists supported?". Watches pass through.
-type gatedLW struct {
-	lw   cache.ListerWatcherWithContext
-	g    *gate
-	noWL bool
+// probedLW is a source through which a liveProbe can pause the informer
+// and sample at the end of a list. Without a probe set it only forwards;
+// it keeps the wrapped source's answer to "streaming lists supported?".
+type probedLW struct {
+	lw    cache.ListerWatcherWithContext
+	noWL  bool
+	probe atomic.Pointer[liveProbe]
 }
 
-func newGatedLW(lw cache.ListerWatcher, g *gate) *gatedLW {
-	return &gatedLW{lw: cache.ToListerWatcherWithContext(lw), g: g, noWL: watchlist.DoesClientNotSupportWatchListSemantics(lw)}
+func newProbedLW(lw cache.ListerWatcher) *probedLW {
+	return &probedLW{lw: cache.ToListerWatcherWithContext(lw), noWL: watchlist.DoesClientNotSupportWatchListSemantics(lw)}
 }
 
-func (l *gatedLW) IsWatchListSemanticsUnSupported() bool { return l.noWL }
+func (l *probedLW) IsWatchListSemanticsUnSupported() bool { return l.noWL }
 
-func (l *gatedLW) List(opts metav1.ListOptions) (kruntime.Object, error) {
+func (l *probedLW) List(opts metav1.ListOptions) (kruntime.Object, error) {
 	return l.ListWithContext(context.Background(), opts)
 }
 
-func (l *gatedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+func (l *probedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return l.WatchWithContext(context.Background(), opts)
 }
 
-func (l *gatedLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
-	l.g.wait()
-	return l.lw.ListWithContext(ctx, opts)
+// ListWithContext waits while the probe samples, and samples before
+// handing over the last page of a list of several pages: the reflector then
+// holds whatever it keeps of the list before it is complete.
+func (l *probedLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+	p := l.probe.Load()
+	if p != nil {
+		p.g.wait()
+	}
+	obj, err := l.lw.ListWithContext(ctx, opts)
+	if p != nil && err == nil && opts.Continue != "" {
+		if acc, aerr := meta.ListAccessor(obj); aerr == nil && acc.GetContinue() == "" {
+			p.sample()
+		}
+	}
+	return obj, err
 }
 
-func (l *gatedLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return l.lw.WatchWithContext(ctx, opts)
+// WatchWithContext forwards a streaming list's events through the probe,
+// which samples before the initial-events-end bookmark: the reflector then
+// holds the whole streamed list, not yet handed to its queue.
+func (l *probedLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.lw.WatchWithContext(ctx, opts)
+	p := l.probe.Load()
+	if p == nil || err != nil || opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
+		return w, err
+	}
+	pw := &probedWatch{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go pw.run(p)
+	return pw, nil
+}
+
+type probedWatch struct {
+	w    watch.Interface
+	out  chan watch.Event
+	stop chan struct{}
+	once sync.Once
+}
+
+func (w *probedWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *probedWatch) Stop() {
+	w.once.Do(func() {
+		close(w.stop)
+		w.w.Stop()
+	})
+}
+
+func (w *probedWatch) run(p *liveProbe) {
+	defer close(w.out)
+	for ev := range w.w.ResultChan() {
+		if ev.Type == watch.Bookmark {
+			if o, err := meta.Accessor(ev.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				p.sample()
+			}
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		}
+	}
 }
 
 // liveProbe measures the peak live heap of an operation that ends with a
-// known number of handler notifications. The handler calls hit on every
-// notification; at fixed fractions of the expected count (the first
-// notification, 1/4, 1/2, 3/4 and the last but one) hit pauses the
-// pipeline and takes a sample:
+// known number of handler notifications. It samples at fixed progress
+// points: when the last page of a paged list arrives, or the end of a
+// streaming list's initial events (the reflector holds the list, before its
+// queue does: see probedLW); at the first, 1/4, 1/2, 3/4 and last-but-one
+// notification (the handler calls hit); and at the end. A sample:
 //
-//   - the handler is blocked (it is the caller) and the source's list
-//     requests wait at the gate, so no new page enters the informer;
-//   - it waits until the process is idle (under 10% of a core for 10 ms):
-//     the reflector, queue and processing loop have moved what they hold
-//     as far as the blocked handler's buffer;
-//   - one runtime.GC with nothing allocating, then /gc/heap/live:bytes,
-//     which is then exactly the heap reachable at that point;
-//   - the gate opens and the handler returns.
+//   - pauses the pipeline: the sampling goroutine (the handler, or the
+//     reflector inside a list or watch) is blocked, and list requests wait
+//     at the gate, so no new page enters the informer;
+//   - waits until no other goroutine runs or is runnable (the scheduler's
+//     counts, 5 polls in a row): the reflector, queue and processing loop
+//     have moved what they hold as far as they can (a paused handler's
+//     notifications wait in its listener's buffer);
+//   - runs one runtime.GC with nothing allocating and reads
+//     /gc/heap/live:bytes, which is then exactly the heap reachable at that
+//     point;
+//   - lets the pipeline go on.
 //
-// peak is the largest sample minus the live heap before the operation. The
-// probe perturbs timing (each sample is a full collection), so benchmarks
-// run it on an extra, untimed operation.
+// peak is the largest sample minus the live heap before the operation;
+// end is the last sample's. The probe perturbs timing (each sample is a
+// full collection), so benchmarks run it on an extra, untimed operation.
 type liveProbe struct {
-	g     *gate
-	at    []int64 // notification counts to sample at, ascending
-	n     atomic.Int64
-	next  int
-	base  int64
-	peak  int64
-	pause time.Duration
+	g        *gate
+	at       []int64 // notification counts to sample at, ascending
+	n        atomic.Int64
+	next     int
+	mu       sync.Mutex // one sample at a time; guards base, peak, last
+	base     int64
+	peak     int64
+	last     int64
+	expected int64
 }
 
-func newLiveProbe(g *gate, expected int64) *liveProbe {
+func newLiveProbe(expected int64) *liveProbe {
 	at := []int64{1, expected / 4, expected / 2, 3 * expected / 4, expected - 1}
-	return &liveProbe{g: g, at: slices.Compact(at)}
+	return &liveProbe{g: newGate(), at: slices.Compact(at), expected: expected}
 }
 
 // start records the base (live heap before the operation) and arms the
@@ -188,7 +251,7 @@ func newLiveProbe(g *gate, expected int64) *liveProbe {
 func (p *liveProbe) start() {
 	p.n.Store(0)
 	p.next = 0
-	p.peak = 0
+	p.peak, p.last = 0, 0
 	p.base = liveHeap()
 }
 
@@ -199,26 +262,44 @@ func (p *liveProbe) hit() {
 		return
 	}
 	p.next++
-	t0 := time.Now()
-	p.g.set(true)
-	waitIdle(10*time.Millisecond, 5*time.Second)
-	p.peak = max(p.peak, liveHeapNow()-p.base)
-	p.g.set(false)
-	p.pause += time.Since(t0)
+	p.sample()
 }
 
-// peakMB is the peak transient live heap of the last operation, in MiB.
+// sample pauses the pipeline and records the live heap; see liveProbe.
+func (p *liveProbe) sample() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.g.set(true)
+	waitIdle(5 * time.Second)
+	s := liveHeapNow() - p.base
+	if os.Getenv("BENCH_PROBE_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "probe after %d of %d notifications: %.1f MB\n", p.n.Load(), p.expected, float64(s)/(1<<20))
+	}
+	p.peak, p.last = max(p.peak, s), s
+	p.g.set(false)
+}
+
+// peakMB is the peak live heap above the base, in MiB.
 func (p *liveProbe) peakMB() float64 { return float64(p.peak) / (1 << 20) }
 
-// waitIdle returns once the process used under 10% of one core over a
-// window, or after limit.
-func waitIdle(window, limit time.Duration) {
+// transientMB is the peak above the last sample (the end state), in MiB:
+// what the operation held on the way beyond what it leaves behind.
+func (p *liveProbe) transientMB() float64 { return float64(p.peak-p.last) / (1 << 20) }
+
+// waitIdle returns once no goroutine but the caller has been running or
+// runnable for a few consecutive polls (the scheduler's own counts, so a
+// process starved of CPU by other processes does not pass for idle), or
+// after limit.
+func waitIdle(limit time.Duration) {
+	s := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
 	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		c0 := cpuTime()
-		time.Sleep(window)
-		if cpuTime()-c0 < window/10 {
-			return
+	for quiet := 0; quiet < 5 && time.Now().Before(deadline); {
+		time.Sleep(2 * time.Millisecond)
+		metrics.Read(s)
+		if s[0].Value.Uint64()+s[1].Value.Uint64() <= 1 {
+			quiet++
+		} else {
+			quiet = 0
 		}
 	}
 }
