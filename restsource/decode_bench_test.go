@@ -2,7 +2,6 @@ package restsource
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -129,5 +128,3 @@ func BenchmarkDecodeFrame(b *testing.B) {
 		})
 	}
 }
-
-var _ = bytes.MinRead
