@@ -38,30 +38,36 @@ var syncCorpus = sync.OnceValue(func() [2][]corev1.Pod {
 type syncSource struct {
 	name  string
 	paged bool // both informers list in pages (no streaming list)
-	// newLW returns a fresh source over items.
-	newLW func(b *testing.B, items []corev1.Pod) cache.ListerWatcher
+	// newLW returns a fresh source over items for lib. Decoded sources give
+	// each library its own decoder, as in BenchmarkWatchDecode: listwatch
+	// restsource, client-go its clientset.
+	newLW func(b *testing.B, items []corev1.Pod, lib string) cache.ListerWatcher
 }
 
 var syncSources = []syncSource{
-	{name: "predecoded-paged", paged: true, newLW: func(_ *testing.B, items []corev1.Pod) cache.ListerWatcher {
+	{name: "predecoded-paged", paged: true, newLW: func(_ *testing.B, items []corev1.Pod, _ string) cache.ListerWatcher {
 		return newFeed(items, "1", true)
 	}},
-	{name: "predecoded-stream", newLW: func(_ *testing.B, items []corev1.Pod) cache.ListerWatcher {
+	{name: "predecoded-stream", newLW: func(_ *testing.B, items []corev1.Pod, _ string) cache.ListerWatcher {
 		return newFeed(items, "1", false)
 	}},
-	{name: "protobuf-paged", paged: true, newLW: func(b *testing.B, items []corev1.Pod) cache.ListerWatcher {
-		return podServerFor(b, items).listWatch(b, protobufType)
-	}},
-	{name: "protobuf-stream", newLW: func(b *testing.B, items []corev1.Pod) cache.ListerWatcher {
-		return podServerFor(b, items).listWatch(b, protobufType)
-	}},
+	{name: "protobuf-paged", paged: true, newLW: protobufLW},
+	{name: "protobuf-stream", newLW: protobufLW},
+}
+
+func protobufLW(b *testing.B, items []corev1.Pod, lib string) cache.ListerWatcher {
+	if lib == "listwatch" {
+		return podServerFor(b, items).fastListWatch(b, protobufType)
+	}
+	return podServerFor(b, items).listWatch(b, protobufType)
 }
 
 // BenchmarkInitialSync (scenario 3): one op is a fresh informer (namespace
 // and node indexes, one handler) syncing 100k pods, from Run until the
 // handler has been handed every initial add. Lists are pre-decoded (a
 // ListerWatcher over ready objects) or served as protobuf by an httptest
-// apiserver to real REST clients; paged (500 per page) or streaming
+// apiserver (listwatch decodes with restsource, client-go with its
+// clientset); paged (500 per page) or streaming
 // (sendInitialEvents). Reported per object: CPU, allocations and bytes;
 // retained-B/obj is the live heap the synced informer holds beyond the
 // source's objects (for pre-decoded sources: the store, its indexes and
@@ -82,7 +88,7 @@ func BenchmarkInitialSync(b *testing.B) {
 		for _, lib := range libs {
 			b.Run(src.name+"/"+lib, func(b *testing.B) {
 				b.StopTimer()
-				lw := newProbedLW(src.newLW(b, items))
+				lw := newProbedLW(src.newLW(b, items, lib))
 				var retained int64
 				var cpu, allocs, bytes float64
 				for range b.N {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -44,6 +45,10 @@ func BenchmarkWatchDecode(b *testing.B) {
 					cnt.wait(b, 5*time.Minute)
 				}
 				cnt.expect(int64(b.N))
+				// Start every subject from a collected heap, so that none
+				// pays for the garbage of the corpus build or of the
+				// subject before it.
+				runtime.GC()
 				b.ResetTimer()
 				m := startMeter()
 				for range b.N {
