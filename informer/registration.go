@@ -41,10 +41,6 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if opts.Delivery != nil {
 		mode = *opts.Delivery
 	}
-	log := inf.log
-	if opts.Logger != nil {
-		log = *opts.Logger
-	}
 	resync := opts.ResyncPeriod
 	switch {
 	case resync == 0:
@@ -52,11 +48,16 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	case resync < 0:
 		resync = 0
 	}
-	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
-		l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
+	// inf.log changes when Run starts; read it under mu.
+	log := inf.log
+	if opts.Logger != nil {
+		log = *opts.Logger
+	}
+	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
+		l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 	if inf.stopped {
 		return nil, ErrStopped
 	}

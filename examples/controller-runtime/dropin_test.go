@@ -141,9 +141,16 @@ func crCallSequence(t *testing.T, impl Informers, log func(string, ...any)) {
 	log("after outage events=%q byindex v=1 %q", changes, indexed(inf, "field:v", "ns/1"))
 	// Documented difference (informer/doc.go): a relist that finds an
 	// object unchanged tells no handler; client-go sends it as an update.
-	want := map[Informers]int{Listwatch: 0, ClientGo: 2}[impl]
-	if len(unchanged) != want {
-		t.Errorf("%s: relist sent %q as updates, want %d of them", impl, unchanged, want)
+	// Whether client-go relists at all after this outage depends on its
+	// jittered backoff (math/rand, not synctest's clock): usually it relists
+	// and sends both unchanged objects as updates; in about 1 run in 20 its
+	// retried watch lands after the server is back, it resumes the watch and
+	// sends nothing. listwatch must send none either way.
+	switch {
+	case impl == Listwatch && len(unchanged) != 0:
+		t.Errorf("%s: relist sent %q as updates, want none", impl, unchanged)
+	case impl == ClientGo && len(unchanged) != 0 && len(unchanged) != 2:
+		t.Errorf("%s: relist sent %q as updates, want none (watch resumed) or both (relisted)", impl, unchanged)
 	}
 	// When the error handler runs is the reflector's business (client-go
 	// retries a refused watch without calling it); only record it.
