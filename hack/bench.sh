@@ -4,7 +4,7 @@
 # median of each library, the ratio listwatch ÷ client-go, and the command
 # that reproduces the row; then benchstat's view of the same raw results.
 #
-#   hack/bench.sh                    # full run, -count 10 (about 25 minutes)
+#   hack/bench.sh                    # full run, -count 10 (about 37 minutes)
 #   BENCH_COUNT=3 hack/bench.sh      # quick mode
 #   BENCH_E2E=0 hack/bench.sh        # skip the real-apiserver scenario
 #   BENCH_FILTER=fanout hack/bench.sh  # only the groups whose name matches
