@@ -142,10 +142,9 @@ func (s *podServer) setEvents(evs []watch.Event) {
 	}
 }
 
-// listWatch returns a ListerWatcher over a clientset speaking contentType
-// (the REST client both informers get), after pre-encoding what a sync
-// needs so that encoding is never timed.
-func (s *podServer) listWatch(b testing.TB, contentType string) cache.ListerWatcher {
+// clientset returns a clientset speaking contentType to the server, after
+// pre-encoding what a sync needs so that encoding is never timed.
+func (s *podServer) clientset(b testing.TB, contentType string) *kubernetes.Clientset {
 	s.page(contentType, 500, 0)
 	s.addFrames(contentType)
 	cfg := &rest.Config{Host: s.srv.URL, ContentConfig: rest.ContentConfig{ContentType: contentType},
@@ -154,6 +153,13 @@ func (s *podServer) listWatch(b testing.TB, contentType string) cache.ListerWatc
 	if err != nil {
 		b.Fatal(err)
 	}
+	return cs
+}
+
+// listWatch returns a ListerWatcher over a clientset speaking contentType
+// (client-go's REST decoding).
+func (s *podServer) listWatch(b testing.TB, contentType string) cache.ListerWatcher {
+	cs := s.clientset(b, contentType)
 	pods := cs.CoreV1().Pods("")
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -169,14 +175,7 @@ func (s *podServer) listWatch(b testing.TB, contentType string) cache.ListerWatc
 // and content type: listwatch's own decoder (DecodeWorkers at its default,
 // GOMAXPROCS) instead of client-go's REST decoding.
 func (s *podServer) fastListWatch(b testing.TB, contentType string) cache.ListerWatcher {
-	s.page(contentType, 500, 0)
-	s.addFrames(contentType)
-	cfg := &rest.Config{Host: s.srv.URL, ContentConfig: rest.ContentConfig{ContentType: contentType},
-		QPS: -1}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cs := s.clientset(b, contentType)
 	src, err := restsource.New[*corev1.Pod](restsource.Options{Client: cs.CoreV1().RESTClient(),
 		Resource: "pods", ContentType: contentType})
 	if err != nil {

@@ -254,11 +254,7 @@ func (c *core[T]) queueUnseenDeletionLocked(key string, lastEvent map[string]int
 // transforms the whole page first: a bad object refuses the call and
 // leaves the queue untouched.
 func (c *core[T]) replacePage(list []T, first bool) error {
-	typ := c.cfg.replaceType
-	if c.cfg.inOrder {
-		typ = Replaced
-	}
-	keys, deltas, err := c.prepareList(typ, list)
+	keys, deltas, err := c.prepareList(c.listDeltaType(), list)
 	if err != nil {
 		return err
 	}

@@ -34,14 +34,19 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	return nil
 }
 
+// listDeltaType is the type of the deltas a list queues: Replaced in order
+// mode, else the configured Sync or Replaced.
+func (c *core[T]) listDeltaType() DeltaType {
+	if c.cfg.inOrder {
+		return Replaced
+	}
+	return c.cfg.replaceType
+}
+
 // replace queues a relist. It validates and transforms the whole list
 // first, so a bad object refuses the call and leaves the queue untouched.
 func (c *core[T]) replace(list []T) error {
-	typ := c.cfg.replaceType
-	if c.cfg.inOrder {
-		typ = Replaced
-	}
-	keys, deltas, err := c.prepareList(typ, list)
+	keys, deltas, err := c.prepareList(c.listDeltaType(), list)
 	if err != nil {
 		return err
 	}
