@@ -105,6 +105,62 @@ func injectFault(t *testing.T, rnd *rand.Rand, srv *fake.Server) string {
 	}
 }
 
+// churnRun is one schedule of churnUntilConverged.
+type churnRun struct {
+	seed           uint64
+	rnd            *rand.Rand
+	srv            *fake.Server
+	lw             fake.LWOptions
+	inf            *Informer[*corev1.ConfigMap]
+	view           *typedView
+	warmup, rounds int // churn steps before the first fault; rounds of churn + one fault
+}
+
+// churnUntilConverged churns the server (warmup steps, then rounds of 1–15
+// steps each followed by a random fault), clears the faults, waits until
+// the informer has caught up with the server's resource version, and
+// checks that its cache and the handler's view equal the server's with no
+// contradictory handler call. It returns the injected faults and the
+// context that bounded the wait (5 minutes of virtual time), for further
+// checks on the same schedule.
+func churnUntilConverged(t *testing.T, ctx context.Context, r churnRun) (context.Context, []string) {
+	t.Helper()
+	churn, err := fake.NewChurn(r.srv, fake.ChurnOptions{Resource: cmGVR, Seed: r.seed, Namespaces: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.warmup > 0 {
+		if err := churn.Steps(ctx, r.warmup); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var faults []string
+	for range r.rounds {
+		if err := churn.Steps(ctx, 1+r.rnd.IntN(15)); err != nil {
+			t.Fatal(err)
+		}
+		faults = append(faults, injectFault(t, r.rnd, r.srv))
+	}
+	r.srv.ClearFaults()
+	r.srv.Up()
+	waitCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
+	t.Cleanup(stop)
+	if err := r.inf.WaitForResourceVersion(waitCtx, r.srv.ResourceVersion()); err != nil {
+		t.Fatalf("seed %d (faults %v): %v", r.seed, faults, err)
+	}
+	synctest.Wait()
+	if err := fake.Converged(r.srv, r.lw, r.inf.Reader().List()); err != nil {
+		t.Fatalf("seed %d: listwatch cache (faults %v): %v", r.seed, faults, err)
+	}
+	if err := fake.Converged(r.srv, r.lw, r.view.list()); err != nil {
+		t.Fatalf("seed %d: handler view (faults %v): %v", r.seed, faults, err)
+	}
+	if len(r.view.errs) > 0 {
+		t.Fatalf("seed %d: inconsistent handler calls: %v", r.seed, r.view.errs)
+	}
+	return waitCtx, faults
+}
+
 // Under seeded random churn and faults (server down, 410/429/500/refused,
 // in-stream errors, compaction, cut watches), the cache and every handler's
 // view end equal to the server's objects, and no handler call contradicts
@@ -141,34 +197,8 @@ func TestConvergesUnderRandomFaults(t *testing.T) {
 			wg.Go(func() { cg.RunWithContext(ctx) })
 			defer func() { cancel(); wg.Wait() }()
 
-			churn, err := fake.NewChurn(srv, fake.ChurnOptions{Resource: cmGVR, Seed: seed, Namespaces: []string{"a", "b"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var faults []string
-			for range 30 {
-				if err := churn.Steps(ctx, 1+rnd.IntN(15)); err != nil {
-					t.Fatal(err)
-				}
-				faults = append(faults, injectFault(t, rnd, srv))
-			}
-			srv.ClearFaults()
-			srv.Up()
-			waitCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
-			defer stop()
-			if err := inf.WaitForResourceVersion(waitCtx, srv.ResourceVersion()); err != nil {
-				t.Fatalf("seed %d (faults %v): %v", seed, faults, err)
-			}
-			synctest.Wait()
-			if err := fake.Converged(srv, lw, inf.Reader().List()); err != nil {
-				t.Fatalf("seed %d: listwatch cache (faults %v): %v", seed, faults, err)
-			}
-			if err := fake.Converged(srv, lw, view.list()); err != nil {
-				t.Fatalf("seed %d: handler view (faults %v): %v", seed, faults, err)
-			}
-			if len(view.errs) > 0 {
-				t.Fatalf("seed %d: inconsistent handler calls: %v", seed, view.errs)
-			}
+			waitCtx, faults := churnUntilConverged(t, ctx, churnRun{seed: seed, rnd: rnd, srv: srv, lw: lw,
+				inf: inf, view: view, rounds: 30})
 			// client-go, same schedule: give it the same five minutes.
 			for fake.Converged(srv, lw, cg.GetStore().List()) != nil && waitCtx.Err() == nil {
 				time.Sleep(100 * time.Millisecond)

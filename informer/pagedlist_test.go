@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,37 +54,8 @@ func TestConvergesWithPagedLists(t *testing.T) {
 			wg.Go(func() { _ = inf.Run(ctx) })
 			defer func() { cancel(); wg.Wait() }()
 
-			churn, err := fake.NewChurn(srv, fake.ChurnOptions{Resource: cmGVR, Seed: seed, Namespaces: []string{"a", "b"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := churn.Steps(ctx, 30); err != nil {
-				t.Fatal(err)
-			}
-			var faults []string
-			for range 20 {
-				if err := churn.Steps(ctx, 1+rnd.IntN(15)); err != nil {
-					t.Fatal(err)
-				}
-				faults = append(faults, injectFault(t, rnd, srv))
-			}
-			srv.ClearFaults()
-			srv.Up()
-			waitCtx, stop := context.WithTimeout(ctx, 5*time.Minute)
-			defer stop()
-			if err := inf.WaitForResourceVersion(waitCtx, srv.ResourceVersion()); err != nil {
-				t.Fatalf("seed %d (faults %v): %v", seed, faults, err)
-			}
-			synctest.Wait()
-			if err := fake.Converged(srv, lw, inf.Reader().List()); err != nil {
-				t.Fatalf("seed %d: cache (faults %v): %v", seed, faults, err)
-			}
-			if err := fake.Converged(srv, lw, view.list()); err != nil {
-				t.Fatalf("seed %d: handler view (faults %v): %v", seed, faults, err)
-			}
-			if len(view.errs) > 0 {
-				t.Fatalf("seed %d: inconsistent handler calls: %v", seed, view.errs)
-			}
+			churnUntilConverged(t, ctx, churnRun{seed: seed, rnd: rnd, srv: srv, lw: lw,
+				inf: inf, view: view, warmup: 30, rounds: 20})
 		})
 	}
 	if pages.Load() < int64(seeds)*10 {
