@@ -77,6 +77,11 @@ type WatchFault struct {
 	// Stall opens the watch stalled: nothing, not even bookmarks, is
 	// delivered until Unstall. Events still queue, and overflow closes it.
 	Stall bool
+	// DropInitialEventsEnd leaves out the k8s.io/initial-events-end
+	// bookmark of a streaming list (sendInitialEvents), as some proxies and
+	// aggregated API servers do: the initial events and then the live
+	// ones arrive, but nothing says where the first end.
+	DropInitialEventsEnd bool
 }
 
 // faultState is the injected faults; guarded by Server.mu.

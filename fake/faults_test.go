@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/utils/ptr"
 )
 
 func TestFailNextShapesErrorsLikeClientGo(t *testing.T) {
@@ -113,6 +114,31 @@ func TestWatchFaultCloseAfterEvents(t *testing.T) {
 			t.Errorf("second watch: %q closed=%v", got, closed)
 		}
 		_ = srv
+	})
+}
+
+func TestWatchFaultDropInitialEventsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, lw := seeded(t, Options{})
+		if err := srv.InjectWatchFault(WatchFault{Times: 1, DropInitialEventsEnd: true}); err != nil {
+			t.Fatal(err)
+		}
+		opts := metav1.ListOptions{SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
+			ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
+		w := openWatch(t, lw, opts)
+		got, closed := drain(w)
+		equalStrings(t, "streaming list without its end", got, []string{"ADDED ns/a@4", "ADDED ns/c@3"})
+		if closed {
+			t.Errorf("closed")
+		}
+		mustCreate(t, srv, newPod("ns", "d", nil))
+		got, _ = drain(w)
+		equalStrings(t, "live events after the missing end", got, []string{"ADDED ns/d@6"})
+		w.Stop()
+		w = openWatch(t, lw, opts) // Times was 1
+		got, _ = drain(w)
+		equalStrings(t, "next streaming list", got, []string{"ADDED ns/a@4", "ADDED ns/c@3", "ADDED ns/d@6", "BOOKMARK @6+end"})
+		w.Stop()
 	})
 }
 

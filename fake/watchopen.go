@@ -124,6 +124,9 @@ func (s *Server) openLocked(ctx context.Context, pred predicate, st watchStart, 
 		from = max(from, s.rv)
 	}
 	fault, stalled := s.watchFaultLocked(pred.res.cfg.GVR)
+	if n := len(initial); fault.DropInitialEventsEnd && n > 0 && initial[n-1].initialEnd {
+		initial = initial[:n-1]
+	}
 	w := &watcher{
 		srv:        s,
 		pred:       pred,
