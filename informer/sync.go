@@ -42,12 +42,22 @@ func (e *NotSyncedError) Unwrap() []error {
 
 // WaitForSync blocks until HasSynced or ctx ends. On failure it returns a
 // *NotSyncedError that carries the reason (forbidden, resource not found,
-// server errors...) rather than a bare false.
+// server errors...) rather than a bare false. An informer that has synced
+// returns nil even if ctx has already ended: the answer does not depend on
+// which of the two a select happens to pick.
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	select {
 	case <-inf.synced:
 		return nil
+	default:
+	}
+	select {
+	case <-inf.synced:
+		return nil
 	case <-ctx.Done():
+		if inf.initialDoneFast.Load() {
+			return nil
+		}
 		return &NotSyncedError{Informer: inf.name, Waiting: "initial sync", Status: inf.refl.Status(), Cause: ctx.Err()}
 	}
 }
