@@ -106,11 +106,13 @@ func describeEvent(ev watch.Event) string {
 		}
 		return fmt.Sprintf("ERROR object=%T", ev.Object)
 	}
-	acc, err := meta.Accessor(ev.Object)
-	if err != nil {
-		return fmt.Sprintf("%s object=%T", ev.Type, ev.Object)
+	if acc, err := meta.Accessor(ev.Object); err == nil {
+		return fmt.Sprintf("%s %s rv=%s", ev.Type, objectKey(acc), acc.GetResourceVersion())
 	}
-	return fmt.Sprintf("%s %s rv=%s", ev.Type, objectKey(acc), acc.GetResourceVersion())
+	if rv, ok := resourceVersionOf(ev.Object); ok {
+		return fmt.Sprintf("%s object=%T rv=%s", ev.Type, ev.Object, rv)
+	}
+	return fmt.Sprintf("%s object=%T", ev.Type, ev.Object)
 }
 
 func objectKey(o metav1.Object) string {

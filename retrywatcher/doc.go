@@ -3,10 +3,30 @@
 //
 // A RetryWatcher remembers the resource version (RV) of the last event or
 // bookmark it delivered. When its watch closes or fails transiently it opens
-// a new one from that RV, with exponential backoff and jitter; a 429 waits at
-// least as long as Retry-After asks. An event whose RV is not newer than the
-// last one delivered is dropped and counted, so a server that replays
-// history cannot produce duplicates.
+// a new one from that RV, with exponential backoff and jitter (see
+// [Backoff]); a 429 waits at least as long as Retry-After asks. An event
+// whose RV is not newer than the last one delivered is dropped and counted,
+// so a server that replays history cannot produce duplicates.
+//
+// # Pacing
+//
+// Whatever the server does, a RetryWatcher makes no more watch calls than
+// its backoff allows. Only a watch that delivered an event reopens at once
+// (and one that stayed open for at least [Backoff].Cap: an idle watch
+// ending normally). Every other attempt counts as a failure and waits the
+// next backoff step: a watch that failed to open, ended with an ERROR
+// event, closed at once, or sent only bookmarks. With the defaults, a
+// server that fails or closes every watch at once without an event sees 7
+// watch calls in the first minute and 2 a minute from then on (client-go's
+// RetryWatcher makes up to 60 a minute).
+//
+// RVs must be what kube-apiserver issues: positive decimal integers. A
+// bookmark with any other RV (empty, "abc", "0") is ignored: the watcher
+// keeps resuming from the last valid RV, logs it at the default verbosity
+// and counts it in [Stats].Malformed. An event with a malformed RV ends the
+// watcher with an error, since dropping it would leave a gap. An event's
+// object needs only a GetResourceVersion method, as for client-go's
+// RetryWatcher; relist mode also needs object metadata, to key objects.
 //
 // Some failures cannot be retried without losing events. On 410 Gone (the
 // RV is older than the server's history) and on 401/403, the consumer gets
@@ -31,7 +51,7 @@
 //
 // # Design
 //
-// Decisions live in Machine, a state machine with no goroutines, channels or
+// Decisions live in [Machine], a state machine with no goroutines, channels or
 // clock: each input (watch opened or failed, an event, the stream closed, a
 // wait elapsed, a list returned) is a method call returning Effects (open a
 // watch, deliver an event, wait, list, finish). RetryWatcher's goroutine

@@ -3,7 +3,6 @@ package retrywatcher
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,9 +17,11 @@ import (
 //   - PhaseOpening: OpenWatch emitted. WatchOpened → PhaseWatching;
 //     WatchFailed → PhaseWaiting (retryable), PhaseListing (410 in relist
 //     mode) or PhaseStopped.
-//   - PhaseWatching: events flow. A stale event is dropped; ERROR events and
-//     a closed stream lead where WatchFailed does, except that a stream that
-//     made progress reopens at once (→ PhaseOpening).
+//   - PhaseWatching: events flow. A stale event, and a bookmark with a
+//     malformed resource version, are dropped; ERROR events and a closed
+//     stream lead where WatchFailed does, except that a stream that
+//     delivered an event, or stayed open for at least Backoff.Cap, reopens
+//     at once (→ PhaseOpening).
 //   - PhaseWaiting: Wait emitted. Waited → PhaseOpening, or PhaseListing if
 //     the wait was before a list.
 //   - PhaseListing: List emitted (relist mode only). Listed → PhaseOpening
@@ -44,8 +45,9 @@ func (p Phase) String() string { return phaseNames[p] }
 
 // Config configures a Machine.
 type Config struct {
-	// ResourceVersion is where the first watch starts. It may be empty only
-	// in relist mode, where the machine then lists first.
+	// ResourceVersion is where the first watch starts: a positive decimal
+	// integer, as kube-apiserver issues. It may be empty only in relist
+	// mode, where the machine then lists first.
 	ResourceVersion string
 	// Relist turns on relist mode: a 410 leads to a quorum list whose
 	// differences from what was delivered become synthetic events.
@@ -65,15 +67,18 @@ type Config struct {
 type Machine struct {
 	phase Phase
 	// lastRV is the RV of the last delivered event or bookmark (initially the
-	// configured one). Every later event must be newer to be delivered.
+	// configured one; "" only in relist mode before the first list). Every
+	// later event must be newer to be delivered.
 	lastRV string
-	// lastNum is lastRV parsed as a decimal number; valid only when numeric.
+	// lastNum is lastRV as a number (0 while lastRV is "").
 	lastNum uint64
-	numeric bool
 	// failures counts consecutive attempts that made no progress; it sets
-	// the next backoff and is reset by any delivered event or bookmark.
+	// the next backoff and is reset by a delivered event, a list, or a
+	// stream that stayed open for at least the backoff's cap.
 	failures int
-	// progressed is true once the open watch has delivered anything.
+	// progressed is true once the open watch has delivered an event.
+	// Bookmarks do not count: a server that sends only bookmarks and closes
+	// must not be re-watched without delay.
 	progressed bool
 	// listNext is true while waiting before a list rather than a watch.
 	listNext bool
@@ -98,7 +103,13 @@ func NewMachine(cfg Config) (*Machine, error) {
 		return nil, ErrInitialResourceVersion
 	}
 	m := &Machine{relist: cfg.Relist, backoff: cfg.Backoff.withDefaults(), rand: cfg.Rand}
-	m.setRV(rv)
+	if rv != "" {
+		num, ok := parseRV(rv)
+		if !ok {
+			return nil, fmt.Errorf("retrywatcher: initial resource version %q is malformed: %s", rv, rvRule)
+		}
+		m.setRV(rv, num)
+	}
 	if cfg.Relist {
 		m.known = make(map[string]runtime.Object, len(cfg.Known))
 		for _, obj := range cfg.Known {
@@ -144,12 +155,17 @@ func (m *Machine) WatchFailed(err error) []Effect {
 	return m.fail(err, nil)
 }
 
-// StreamClosed reports that the open watch's result channel closed.
-func (m *Machine) StreamClosed() []Effect {
+// StreamClosed reports that the open watch's result channel closed after
+// being open for lasted. A stream that delivered an event reopens at once,
+// and so does one that lasted at least the backoff's cap (an idle watch
+// ending normally: reopening it at once is no faster than the backoff's
+// slowest pace); any other backs off.
+func (m *Machine) StreamClosed(lasted time.Duration) []Effect {
 	if m.phase != PhaseWatching {
 		return nil
 	}
-	if m.progressed {
+	if m.progressed || lasted >= m.backoff.Cap {
+		m.failures = 0
 		return m.open()
 	}
 	return m.wait(0, "closed-without-progress")
@@ -191,25 +207,30 @@ func (m *Machine) Event(ev watch.Event) []Effect {
 }
 
 func (m *Machine) objectEvent(ev watch.Event) []Effect {
-	acc, err := meta.Accessor(ev.Object)
-	if err != nil {
-		return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without object metadata, "+
-			"so its resource version is unknown: %w", ev.Type, ev.Object, err))
+	rv, ok := resourceVersionOf(ev.Object)
+	if !ok {
+		return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without a resource version", ev.Type, ev.Object))
 	}
-	rv := acc.GetResourceVersion()
-	if rv == "" {
-		return m.abort(fmt.Errorf("retrywatcher: %s event for %q has an empty resource version", ev.Type, objectKey(acc)))
-	}
-	if num, err := strconv.ParseUint(rv, 10, 64); err == nil && m.numeric && num <= m.lastNum {
+	num, ok := parseRV(rv)
+	switch {
+	case !ok && ev.Type == watch.Bookmark:
+		// A bookmark only moves the resume point: refusing it loses nothing.
+		return []Effect{Drop{Event: ev, Reason: DropMalformed}}
+	case !ok:
+		return m.abort(fmt.Errorf("retrywatcher: %s has a malformed resource version %q (%s); "+
+			"dropping it would leave a gap in the stream", describeEvent(ev), rv, rvRule))
+	case num <= m.lastNum:
 		return []Effect{Drop{Event: ev, Reason: DropStale}}
-	}
-	m.setRV(rv)
-	m.progressed = true
-	m.failures = 0
-	if ev.Type == watch.Bookmark {
+	case ev.Type == watch.Bookmark:
+		m.setRV(rv, num)
 		return nil
 	}
 	if m.known != nil {
+		acc, err := meta.Accessor(ev.Object)
+		if err != nil {
+			return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without object metadata, "+
+				"which relist mode needs to key it: %w", ev.Type, ev.Object, err))
+		}
 		key := objectKey(acc)
 		if ev.Type == watch.Deleted {
 			delete(m.known, key)
@@ -217,16 +238,15 @@ func (m *Machine) objectEvent(ev watch.Event) []Effect {
 			m.known[key] = ev.Object
 		}
 	}
+	m.setRV(rv, num)
+	m.progressed = true
+	m.failures = 0
 	return []Effect{Deliver{Event: ev}}
 }
 
-// setRV records rv as the last delivered RV, parsing it when it is numeric.
-// A non-numeric RV is accepted (RVs are opaque to clients) but turns off the
-// staleness check until a numeric one arrives.
-func (m *Machine) setRV(rv string) {
-	m.lastRV = rv
-	n, err := strconv.ParseUint(rv, 10, 64)
-	m.lastNum, m.numeric = n, err == nil
+// setRV records rv, whose numeric value is num, as the last delivered RV.
+func (m *Machine) setRV(rv string, num uint64) {
+	m.lastRV, m.lastNum = rv, num
 }
 
 // fail decides what a failure means. ev is the ERROR event that carried it,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,14 @@ func scenarioInput(t *testing.T, td *datadriven.TestData, m *Machine) []Effect {
 	case "opened":
 		return m.WatchOpened()
 	case "closed":
-		return m.StreamClosed()
+		var lasted time.Duration
+		if arg, ok := td.Arg("lasted"); ok {
+			var err error
+			if lasted, err = time.ParseDuration(arg.SingleVal(t)); err != nil {
+				t.Fatalf("%s: %v", td.Pos, err)
+			}
+		}
+		return m.StreamClosed(lasted)
 	case "waited":
 		return m.Waited()
 	case "stop":
@@ -111,7 +119,7 @@ func scenarioEvent(t *testing.T, td *datadriven.TestData) watch.Event {
 		}
 		ev.Object = &se.ErrStatus
 	case td.HasArg("nometa"):
-		ev.Object = &metav1.Status{}
+		ev.Object = &runtime.Unknown{}
 	}
 	return ev
 }

@@ -16,10 +16,16 @@ const DropNoMetadata DropReason = "no-metadata"
 // list's resource version. The machine delivers what changed since the last
 // delivered state — ADDED for new keys, MODIFIED for keys whose RV moved,
 // DELETED (with the last delivered object) for keys gone — in key order, and
-// then watches from rv.
+// then watches from rv. A list whose rv is malformed is refused: the
+// machine backs off and lists again.
 func (m *Machine) Listed(items []runtime.Object, rv string) []Effect {
 	if m.phase != PhaseListing {
 		return nil
+	}
+	num, ok := parseRV(rv)
+	if !ok {
+		// Watching from it would fail; back off and list again.
+		return m.wait(0, "list-with-malformed-resource-version")
 	}
 	var out []Effect
 	next := make(map[string]runtime.Object, len(items))
@@ -47,7 +53,7 @@ func (m *Machine) Listed(items []runtime.Object, rv string) []Effect {
 		}
 	}
 	m.known = next
-	m.setRV(rv)
+	m.setRV(rv, num)
 	m.failures = 0
 	return append(out, m.open()...)
 }

@@ -18,8 +18,9 @@ import (
 
 // Options configures a RetryWatcher made by New.
 type Options struct {
-	// ResourceVersion is where watching starts. "" and "0" are rejected
-	// unless Lister is set, in which case "" means "list first".
+	// ResourceVersion is where watching starts: a positive decimal integer,
+	// as kube-apiserver issues. "" is rejected unless Lister is set, in
+	// which case it means "list first".
 	ResourceVersion string
 	// Watcher opens watches. Required.
 	Watcher cache.WatcherWithContext
@@ -52,7 +53,9 @@ type RetryWatcher struct {
 
 // NewRetryWatcherWithContext has the signature of client-go's
 // tools/watch.NewRetryWatcherWithContext: it watches from
-// initialResourceVersion, which must not be "" or "0".
+// initialResourceVersion, which must be a positive decimal integer (not ""
+// or "0", which client-go refuses too, nor anything kube-apiserver would
+// refuse to watch from).
 func NewRetryWatcherWithContext(ctx context.Context, initialResourceVersion string, w cache.WatcherWithContext) (*RetryWatcher, error) {
 	return New(ctx, Options{ResourceVersion: initialResourceVersion, Watcher: w})
 }
@@ -114,14 +117,18 @@ type Stats struct {
 	// Stale is the number of events dropped for not being newer than the
 	// last one delivered.
 	Stale int64
+	// Malformed is the number of bookmarks ignored for a malformed resource
+	// version (not a positive decimal integer). Events with one end the
+	// watcher with an error instead.
+	Malformed int64
 	// Retries counts waits before a retry, by error class.
 	Retries map[string]int64
 }
 
 type counters struct {
-	watches, lists, delivered, stale atomic.Int64
-	mu                               sync.Mutex
-	retries                          map[string]int64
+	watches, lists, delivered, stale, malformed atomic.Int64
+	mu                                          sync.Mutex
+	retries                                     map[string]int64
 }
 
 func (c *counters) retry(reason string) {
@@ -137,7 +144,7 @@ func (c *counters) snapshot() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Stats{Watches: c.watches.Load(), Lists: c.lists.Load(), Delivered: c.delivered.Load(),
-		Stale: c.stale.Load(), Retries: map[string]int64{}}
+		Stale: c.stale.Load(), Malformed: c.malformed.Load(), Retries: map[string]int64{}}
 	for k, v := range c.retries {
 		s.Retries[k] = v
 	}

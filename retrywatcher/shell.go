@@ -2,6 +2,7 @@ package retrywatcher
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,10 @@ type shell struct {
 	log  logr.Logger
 	// w is the open watch, nil when none is open.
 	w watch.Interface
+	// openedAt is when w was opened.
+	openedAt time.Time
+	// malformedLogged is set once w's first malformed bookmark is logged.
+	malformedLogged bool
 }
 
 func (s *shell) run(ctx context.Context) {
@@ -51,9 +56,10 @@ func (s *shell) receive(ctx context.Context) []Effect {
 		return s.m.Stop()
 	case ev, ok := <-s.w.ResultChan():
 		if !ok {
-			s.log.V(4).Info("watch closed; reopening", "resourceVersion", s.m.ResourceVersion())
+			lasted := s.opts.Clock.Since(s.openedAt)
+			s.log.V(4).Info("watch closed", "resourceVersion", s.m.ResourceVersion(), "lasted", lasted)
 			s.closeWatch()
-			return s.m.StreamClosed()
+			return s.m.StreamClosed(lasted)
 		}
 		return s.m.Event(ev)
 	}
@@ -77,8 +83,19 @@ func (s *shell) exec(ctx context.Context, e Effect) ([]Effect, bool) {
 			return s.m.Stop(), false
 		}
 	case Drop:
-		if e.Reason == DropStale {
+		switch e.Reason {
+		case DropStale:
 			s.rw.stats.stale.Add(1)
+		case DropMalformed:
+			// A server bug, worth seeing at the default verbosity: once per
+			// watch (so at the backoff's pace at most), the rest at V(2).
+			s.rw.stats.malformed.Add(1)
+			if !s.malformedLogged {
+				s.malformedLogged = true
+				s.log.Info("ignored a bookmark with a malformed resource version", "event", describeEvent(e.Event),
+					"lastResourceVersion", s.m.ResourceVersion())
+				return nil, false
+			}
 		}
 		s.log.V(2).Info("dropped event", "event", describeEvent(e.Event), "reason", e.Reason, "lastResourceVersion", s.m.ResourceVersion())
 	case Wait:
@@ -121,6 +138,7 @@ func (s *shell) open(ctx context.Context, rv string) []Effect {
 		return s.m.WatchFailed(err)
 	}
 	s.w = w
+	s.openedAt, s.malformedLogged = s.opts.Clock.Now(), false
 	return s.m.WatchOpened()
 }
 
