@@ -41,6 +41,7 @@ type ListenerOptions struct {
 // a slow handler delays nobody else.
 type listener[T any] struct {
 	h     Handler[T]
+	guard guarded[T]
 	mode  DeliveryMode
 	clock clock.PassiveClock
 	log   logr.Logger
@@ -97,6 +98,7 @@ func newListener[T any](h Handler[T], opts ListenerOptions) *listener[T] {
 		l.clock = clock.RealClock{}
 	}
 	l.cond.L = &l.mu
+	l.guard.l = l
 	return l
 }
 
@@ -325,21 +327,53 @@ func (l *listener[T]) drain() bool {
 	}
 }
 
-// call runs the handler for one entry, recovering a panic so that the
-// listener carries on with the next key.
+// call runs the handler for one entry. Each handler call recovers its own
+// panic (see guarded), so a coalesced delete and re-create make two calls
+// even if the first panics.
 func (l *listener[T]) call(key string, p *pending[T], note *queuedNote[T]) (calls int) {
-	defer func() {
-		if r := recover(); r != nil {
-			l.panics.Add(1)
-			l.log.Error(fmt.Errorf("panic: %v", r), "event handler panicked; continuing with the next notification", "key", key)
-			calls = 1
-		}
-	}()
+	l.guard.key = key
 	if l.mode == InOrder {
-		deliverOne(&note.n, l.h)
+		deliverOne(&note.n, &l.guard)
 		return 1
 	}
-	return p.deliver(l.h)
+	return p.deliver(&l.guard)
+}
+
+// guarded is the listener's handler as its deliveries see it: every call
+// recovers its own panic, which is counted and logged with the key, so a
+// panic costs only the call that made it. It lives in the listener and is
+// used only by the listener's goroutine; key is the entry being delivered.
+type guarded[T any] struct {
+	l   *listener[T]
+	key string
+}
+
+func (g *guarded[T]) OnAdd(obj T, initial bool) {
+	defer g.recover()
+	g.l.h.OnAdd(obj, initial)
+}
+
+func (g *guarded[T]) OnUpdate(old, new T) {
+	defer g.recover()
+	g.l.h.OnUpdate(old, new)
+}
+
+func (g *guarded[T]) OnDelete(obj T, finalStateUnknown bool) {
+	defer g.recover()
+	g.l.h.OnDelete(obj, finalStateUnknown)
+}
+
+// recover must be deferred directly by a handler call.
+func (g *guarded[T]) recover() {
+	if r := recover(); r != nil {
+		g.l.panicked(g.key, r)
+	}
+}
+
+// panicked accounts for one handler call that panicked with r.
+func (l *listener[T]) panicked(key string, r any) {
+	l.panics.Add(1)
+	l.log.Error(fmt.Errorf("panic: %v", r), "event handler panicked; continuing with the next notification", "key", key)
 }
 
 // ListenerStats describes one handler's listener at a moment.
