@@ -18,6 +18,9 @@ type Registration[T any] struct {
 	syncing bool
 	// done is closed when the listener goroutine has returned.
 	done chan struct{}
+	// ownLogger is set when HandlerOptions.Logger was given; otherwise the
+	// listener logs with the informer's logger as of Run.
+	ownLogger bool
 }
 
 // HasSynced reports whether the handler has been handed the whole initial
@@ -57,7 +60,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 		log = *opts.Logger
 	}
 	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
-		l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
+		ownLogger: opts.Logger != nil, l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 	if inf.stopped {
 		return nil, ErrStopped
 	}
@@ -95,7 +98,12 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 const replayChunk = 1024
 
 // startListener runs r's listener under the informer's run context; mu held.
+// A handler registered before Run was given the discard logger then: it
+// logs with Run's from now on.
 func (inf *Informer[T]) startListener(r *Registration[T]) {
+	if !r.ownLogger {
+		r.l.log = inf.log
+	}
 	ctx := inf.runCtx
 	inf.wg.Go(func() {
 		defer close(r.done)
