@@ -26,10 +26,12 @@
 //
 // Handlers are typed: OnDelete gets the last known T and a flag saying
 // whether the final state is known, so there is no tombstone to assert.
-// Handlers can be added at any time; one added after the informer synced is
-// first handed the cache as adds with inInitialList set, and its
-// Registration's HasSynced turns true once it has them all. Remove
-// unregisters it.
+// Handlers can be added at any time; one added after Run started (during
+// the first list, after the informer synced, during a relist) is first
+// handed the cache as it is at that moment, as adds with inInitialList
+// set, then every later change, so it sees each object exactly once; its
+// Registration's HasSynced turns true once it has had the replay and the
+// whole first list. Remove unregisters it.
 //
 // Freshness: WaitForResourceVersion(ctx, rv) returns once the cache reflects
 // every change up to rv, e.g. the resource version a write returned, so a

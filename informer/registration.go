@@ -36,9 +36,12 @@ func (r *Registration[T]) Stats() ListenerStats { return r.l.stats() }
 // in progress finishes. Removing twice is harmless.
 func (r *Registration[T]) Remove() { r.inf.remove(r) }
 
-// AddHandler registers h. A handler added after the informer has synced is
-// first handed every cached object as an add with inInitialList set.
-// Handlers can be added at any time before Run returns.
+// AddHandler registers h. A handler added after Run has started (while the
+// first list is applied, after the informer synced, during a relist) is
+// first handed every cached object as an add with inInitialList set, then
+// every later change; its HasSynced turns true once it has been handed both
+// that replay and the rest of the first list. Handlers can be added at any
+// time before Run returns.
 func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
 	mode := inf.opts.Delivery
 	if opts.Delivery != nil {
@@ -67,25 +70,29 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if resync > 0 {
 		r.nextResync = inf.clock.Now().Add(resync)
 	}
-	if inf.initialDone {
-		// Replay under mu: process cannot distribute in between, so the
-		// handler's first live notification follows the replayed state.
-		// Chunks of replayChunk: one listener lock and clock read each,
-		// without a copy of the whole cache.
-		objs := inf.store.Reader().List()
-		replay := make([]Notification[T], 0, min(len(objs), replayChunk))
-		st := stamp{clock: inf.clock}
-		for i, obj := range objs {
-			key, err := inf.key(obj)
-			if err == nil {
-				replay = append(replay, Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
-			}
-			if len(replay) == replayChunk || i == len(objs)-1 {
-				r.l.addBatch(replay, true, &st)
-				clear(replay)
-				replay = replay[:0]
-			}
+	// Replay the cache, whatever it holds: after the informer synced, but
+	// also while the first list is being applied (part of it is cached
+	// already and will not be handed out again) and during a relist. Under
+	// mu, process cannot apply or distribute in between, so the handler's
+	// first live notification follows the replayed state. Chunks of
+	// replayChunk: one listener lock and clock read each, without a copy of
+	// the whole cache. A handler added before the informer synced is marked
+	// with the others when it does (checkInitialDone).
+	objs := inf.store.Reader().List()
+	replay := make([]Notification[T], 0, min(len(objs), replayChunk))
+	st := stamp{clock: inf.clock}
+	for i, obj := range objs {
+		key, err := inf.key(obj)
+		if err == nil {
+			replay = append(replay, Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
 		}
+		if len(replay) == replayChunk || i == len(objs)-1 {
+			r.l.addBatch(replay, true, &st)
+			clear(replay)
+			replay = replay[:0]
+		}
+	}
+	if inf.initialDone {
 		r.l.markInitial()
 	}
 	inf.handlers = append(inf.handlers, r)
