@@ -4,20 +4,26 @@ import (
 	"context"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/listwatch/listwatch/deltafifo"
 	"github.com/listwatch/listwatch/store"
 )
 
 // sink sits between the reflector and the FIFO. It passes writes through
-// and tracks the newest resource version handed over, so that the informer
-// can tell when the store reflects a given RV (WaitForResourceVersion).
+// and tracks the resource version of the last write handed over, so that
+// the informer can tell when the store reflects a given RV
+// (WaitForResourceVersion).
 type sink[T store.Object] struct {
 	fifo *deltafifo.FIFO[T]
-	// queued is the highest numeric RV handed to the FIFO or announced by a
-	// bookmark. It is raised only after the write it belongs to is queued.
-	queued atomic.Uint64
+	// mu orders updates of queued against the FIFO-empty check that turns
+	// queued into the applied watermark.
+	mu sync.Mutex
+	// queued is the numeric RV of the last list, event or bookmark handed to
+	// the FIFO, in the order they were handed over: not the highest ever
+	// seen, so one event from the far future does not pin it. Set only
+	// after the write it belongs to is queued; writes without a numeric RV
+	// leave it alone.
+	queued uint64
 	rv     *rvWatermark
 	// replaced is called after every successful Replace.
 	replaced func()
@@ -70,53 +76,66 @@ func (s *sink[T]) UpdateResourceVersion(rv string) {
 	s.drained()
 }
 
+// after records rv as the last RV queued once the write it came with (err
+// is its result) has been queued, and moves the watermark if that write has
+// been applied already.
 func (s *sink[T]) after(rv string, err error) error {
-	if err == nil {
-		if n, perr := strconv.ParseUint(rv, 10, 64); perr == nil {
-			for {
-				cur := s.queued.Load()
-				if n <= cur || s.queued.CompareAndSwap(cur, n) {
-					break
-				}
-			}
-		}
+	if err != nil {
+		return err
 	}
-	return err
+	n, perr := strconv.ParseUint(rv, 10, 64)
+	if perr != nil {
+		return nil // "" or junk: says nothing about what the store reflects
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queued = n
+	s.drainedLocked()
+	return nil
 }
 
-// drained advances the applied watermark if the FIFO holds nothing: the
-// RV read first was queued before the emptiness check, and processing runs
-// under the FIFO's lock, so an empty FIFO means it has been applied.
+// drained moves the applied watermark to the last RV queued if the FIFO
+// holds nothing: under mu, queued cannot change between reading it and the
+// emptiness check, processing runs under the FIFO's lock, and a write is
+// counted by Len until it has been applied, so an empty FIFO means the
+// write that carried queued has been applied.
 func (s *sink[T]) drained() {
-	rv := s.queued.Load()
-	if s.fifo.Len() == 0 {
-		s.rv.advance(rv)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drainedLocked()
+}
+
+func (s *sink[T]) drainedLocked() {
+	if s.queued != 0 && s.fifo.Len() == 0 {
+		s.rv.set(s.queued)
 	}
 }
 
-// rvWatermark is the highest RV the store is known to reflect, with a way
-// to wait for it to reach a value.
+// rvWatermark is the RV the store is known to reflect (the last list,
+// event or bookmark applied, in order), with a way to wait for it to reach
+// a value. It can go down: a relist from a lagging cache, or a write with
+// a smaller RV after a bogus large one, leaves the store reflecting an
+// older state, and a waiter must then wait again.
 type rvWatermark struct {
-	mu sync.Mutex
-	// applied only grows.
+	mu      sync.Mutex
 	applied uint64
-	// changed is closed and replaced whenever applied grows.
+	// changed is closed and replaced whenever applied changes.
 	changed chan struct{}
 }
 
 func newRVWatermark() *rvWatermark { return &rvWatermark{changed: make(chan struct{})} }
 
-func (w *rvWatermark) advance(rv uint64) {
+func (w *rvWatermark) set(rv uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if rv > w.applied {
+	if rv != w.applied {
 		w.applied = rv
 		close(w.changed)
 		w.changed = make(chan struct{})
 	}
 }
 
-// get returns the applied RV and a channel closed when it next grows.
+// get returns the applied RV and a channel closed when it next changes.
 func (w *rvWatermark) get() (uint64, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -66,6 +66,12 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 // resource version rv — for example the RV a write returned, so that a
 // controller reads its own write — or until ctx ends. rv must be numeric, as
 // every kube-apiserver resource version is.
+//
+// The store's resource version is that of the last list, event or bookmark
+// applied to it, in order, not the highest ever seen: a bogus event from
+// the far future can satisfy a barrier only until the next event or
+// bookmark replaces it, and an empty or non-numeric resource version never
+// counts.
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	target, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {

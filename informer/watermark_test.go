@@ -1,0 +1,87 @@
+package informer
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The resource version WaitForResourceVersion waits for is the one of the
+// last list, event or bookmark applied to the store, in order: an event
+// from the far future moves it only until the next one (it was the highest
+// ever seen, for good, so every later barrier returned at once), and an
+// empty or non-numeric resource version never moves it.
+func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, Options[*corev1.ConfigMap]{})
+		inf, s := e.inf, e.inf.sink
+		cm := func(name, rv string) *corev1.ConfigMap {
+			c := newCM(name)
+			c.ResourceVersion = rv
+			return c
+		}
+		// apply pops everything queued, as Run's loop does.
+		apply := func() {
+			t.Helper()
+			for inf.fifo.Len() > 0 {
+				if err := inf.fifo.PopBatch(t.Context(), inf.processBatch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			inf.sink.drained()
+		}
+		done, cancel := context.WithCancel(t.Context())
+		cancel()
+		// reached reports whether a barrier at rv would return now.
+		reached := func(rv string) bool { return inf.WaitForResourceVersion(done, rv) == nil }
+		check := func(step string, yes, no string) {
+			t.Helper()
+			if yes != "" && !reached(yes) {
+				t.Errorf("%s: a barrier at %s waits; the store reflects it", step, yes)
+			}
+			if no != "" && reached(no) {
+				t.Errorf("%s: a barrier at %s returns; the store does not reflect it", step, no)
+			}
+		}
+
+		if err := s.Replace([]*corev1.ConfigMap{cm("a", "5")}, "5"); err != nil {
+			t.Fatal(err)
+		}
+		check("list queued", "", "5")
+		apply()
+		check("list applied", "5", "6")
+
+		if err := s.Add(cm("far", "999999999")); err != nil {
+			t.Fatal(err)
+		}
+		check("far-future event queued", "5", "6")
+		apply()
+		check("far-future event applied", "999999999", "")
+		if err := s.Update(cm("a", "7")); err != nil {
+			t.Fatal(err)
+		}
+		apply()
+		check("next event applied", "7", "8")
+
+		if err := s.Add(cm("junk", "abc")); err != nil {
+			t.Fatal(err)
+		}
+		apply()
+		if _, ok := inf.Reader().Namespace("ns").Get("junk"); !ok {
+			t.Fatal("the event without a numeric resource version was not applied")
+		}
+		check("non-numeric event applied", "7", "8")
+		s.UpdateResourceVersion("")
+		s.UpdateResourceVersion("x1")
+		check("bookmarks without a numeric resource version", "7", "8")
+		if err := s.Replace([]*corev1.ConfigMap{cm("a", "7")}, ""); err != nil {
+			t.Fatal(err)
+		}
+		apply()
+		check("list without a resource version", "7", "8")
+		s.UpdateResourceVersion("9")
+		check("bookmark while idle", "9", "10")
+	})
+}
