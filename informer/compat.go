@@ -141,13 +141,16 @@ func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler
 	if err != nil {
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", h)
 	}
-	return &compatRegistration{reg: reg, name: c.name}, nil
+	return &compatRegistration{reg: reg, owner: c, name: c.name}, nil
 }
 
+// RemoveEventHandler removes a handler registered on this informer;
+// removing it again is harmless. A handle from another informer is refused
+// with an error and removes nothing (client-go ignores it and returns nil).
 func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*compatRegistration)
-	if !ok {
-		return fmt.Errorf("informer: %T was not returned by this informer", handle)
+	if !ok || r.owner != c {
+		return fmt.Errorf("informer %s: event handler registration %p was not returned by this informer; nothing removed", c.name, handle)
 	}
 	r.reg.Remove()
 	return nil
@@ -211,8 +214,9 @@ func (cc compatController) HasSynced() bool                    { return cc.c.Has
 func (cc compatController) LastSyncResourceVersion() string    { return cc.c.LastSyncResourceVersion() }
 
 type compatRegistration struct {
-	reg  *Registration[store.Object]
-	name string
+	reg   *Registration[store.Object]
+	owner *compatInformer
+	name  string
 }
 
 func (r *compatRegistration) HasSynced() bool { return r.reg.HasSynced() }
