@@ -27,9 +27,13 @@ const (
 const (
 	defaultPageSize        = 500
 	defaultMinWatchTimeout = 5 * time.Minute
-	// shortWatch is the minimum life of a watch that closes without events
-	// before the close is treated as a failure.
-	shortWatch = time.Second
+	defaultStreamDeadline  = 2 * time.Minute
+	// earlyClose: a watch that the server closes sooner than this after it
+	// was opened (and before the timeout it asked for) counts as a failed
+	// attempt, whatever it delivered, so that a server that closes every
+	// watch at once, after a bookmark or after a few events, is paced by
+	// the backoff instead of being re-watched in a loop.
+	earlyClose = time.Minute
 )
 
 // Config holds the decision parameters of the state machine. Zero values
@@ -49,14 +53,22 @@ type Config[T store.Object] struct {
 	// event nor a bookmark for this long is closed and resumed from the last
 	// resource version. 0 disables the watchdog.
 	IdleTimeout time.Duration
+	// StreamDeadline bounds how long a streaming list may take to send its
+	// k8s.io/initial-events-end bookmark. Past it the stream is abandoned
+	// and, unless WatchList is WatchListForce, the reflector uses paginated
+	// lists for this source from then on (Status.StreamFallback): some
+	// proxies and aggregated API servers drop that bookmark, and a stream
+	// without it never completes. Default 2m; negative disables it (for
+	// resources so large that streaming them takes longer).
+	StreamDeadline time.Duration
 	// Backoff configures retry delays.
 	Backoff BackoffConfig
 	// Rand is the source of jitter and watch timeouts. Default: a PCG seeded
 	// at random. Inject a seeded source for deterministic runs. It is used
 	// from one goroutine only.
 	Rand *rand.Rand
-	// KeyFunc keys objects while a streaming list is collected. Default
-	// store.NamespacedKey.
+	// KeyFunc keys objects while a streaming list is collected; list items
+	// it cannot key are dropped and reported. Default store.NamespacedKey.
 	KeyFunc store.KeyFunc[T]
 	// Metrics receives counters. Default NoopMetrics.
 	Metrics Metrics
@@ -64,6 +76,10 @@ type Config[T store.Object] struct {
 	// objects are reported as ReasonUnexpectedType and dropped. Useful when T
 	// is *unstructured.Unstructured, which every kind satisfies.
 	ExpectedGVK *schema.GroupVersionKind
+
+	// nameKey is set when KeyFunc is the default: a list item is then
+	// keyable exactly when it has a name, checked without building the key.
+	nameKey bool
 }
 
 func (c Config[T]) withDefaults() (Config[T], error) {
@@ -96,7 +112,10 @@ func (c Config[T]) withDefaults() (Config[T], error) {
 		c.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	if c.KeyFunc == nil {
-		c.KeyFunc = store.NamespacedKey[T]
+		c.KeyFunc, c.nameKey = store.NamespacedKey[T], true
+	}
+	if c.StreamDeadline == 0 {
+		c.StreamDeadline = defaultStreamDeadline
 	}
 	if c.Metrics == nil {
 		c.Metrics = NoopMetrics{}

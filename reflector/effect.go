@@ -69,11 +69,16 @@ type Apply[T store.Object] struct {
 // (a bookmark); it goes to the store's optional ResourceVersionUpdater.
 type Progress struct{ ResourceVersion string }
 
-// ReportError reports an error: the shell logs it. It has already been
-// counted and recorded in Status.
+// ReportError reports an error: the shell logs it and hands it to the
+// error hook. It has already been counted. Quiet marks a problem the
+// machine works around in the same cycle — a streaming list that fails and
+// is answered with a paginated list, as in client-go; a list without a
+// resource version — which the shell logs at V(4) only and does not hand
+// to the hook: the hook sees the failures that leave a cycle without data.
 type ReportError struct {
 	Reason Reason
 	Err    error
+	Quiet  bool
 }
 
 func (List) isEffect()           {}
@@ -147,7 +152,12 @@ func (e Apply[T]) String() string {
 	return fmt.Sprintf("%s %s rv=%s", strings.ToLower(string(e.Type)), objectName(e.Object), e.Object.GetResourceVersion())
 }
 
-func (e ReportError) String() string { return fmt.Sprintf("error %s: %v", e.Reason, e.Err) }
+func (e ReportError) String() string {
+	if e.Quiet {
+		return fmt.Sprintf("notice %s: %v", e.Reason, e.Err)
+	}
+	return fmt.Sprintf("error %s: %v", e.Reason, e.Err)
+}
 
 func objectName(o metav1.Object) string {
 	if ns := o.GetNamespace(); ns != "" {

@@ -37,6 +37,9 @@ type Machine[T store.Object] struct {
 	// lastSyncRV is the resource version of the last list, event or
 	// bookmark applied; "" until the first list completes.
 	lastSyncRV string
+	// unanchored is set by a completed list without a resource version;
+	// see anchor.
+	unanchored bool
 	// rvUnavailable is set when a list or streaming list at lastSyncRV got
 	// Expired; the next one then asks for RV="" (a quorum read). Cleared by
 	// a completed list.
@@ -67,6 +70,9 @@ type Machine[T store.Object] struct {
 
 	// list is the paginated list in flight (PhaseListing).
 	list listState[T]
+	// unpagedNext makes the next paginated list ask for everything at once:
+	// set when the server's pagination broke (a continue token repeated).
+	unpagedNext bool
 	// paginatedResult is set when the server paged an RV="0" list: the
 	// watch cache is off for this resource, so relists keep paging.
 	paginatedResult bool
@@ -78,6 +84,9 @@ type Machine[T store.Object] struct {
 
 	// stream holds the objects of a streaming list by key (PhaseStreaming).
 	stream map[string]T
+	// streamFallback, once set, is why streaming lists were given up for
+	// good: every later cycle is a paginated list.
+	streamFallback Reason
 	// watch is the watch or streaming list being opened or open.
 	watch watchState
 }
@@ -90,6 +99,21 @@ type listState[T store.Object] struct {
 	// pageRV is the first page's resource version: the list's snapshot.
 	pageRV string
 	items  []T
+	// tokens are the continue tokens received so far: a server that hands
+	// one out twice would page for ever.
+	tokens map[string]struct{}
+}
+
+// newToken records a continue token and reports whether it is new.
+func (l *listState[T]) newToken(tok string) bool {
+	if _, seen := l.tokens[tok]; seen {
+		return false
+	}
+	if l.tokens == nil {
+		l.tokens = map[string]struct{}{}
+	}
+	l.tokens[tok] = struct{}{}
+	return true
 }
 
 // watchState is the watch being opened or open.
@@ -100,6 +124,8 @@ type watchState struct {
 	// open or event, which the idle watchdog measures from.
 	start, lastActivity time.Time
 	events              int // events received on this watch
+	// timeout is the timeoutSeconds the watch asked for.
+	timeout time.Duration
 	// propagate: ADDED events advance lastSyncRV. False for a watch from
 	// ""/"0" until a non-ADDED event shows the synthetic ADDED are over.
 	propagate bool
@@ -167,15 +193,34 @@ func (m *Machine[T]) Step(now time.Time, in Input) []Effect {
 }
 
 // Deadline is the time at which the machine wants a Tick: the end of a
-// backoff, or the idle watchdog of a watch. ok is false when it needs none.
+// backoff, the idle watchdog of a watch, or the StreamDeadline of a
+// streaming list, whichever comes first. ok is false when it needs none.
 func (m *Machine[T]) Deadline() (at time.Time, ok bool) {
-	switch m.phase {
-	case PhaseBackoff:
+	if m.phase == PhaseBackoff {
 		return m.wakeAt, true
-	case PhaseWatching, PhaseStreaming:
-		if m.cfg.IdleTimeout > 0 {
-			return m.watch.lastActivity.Add(m.cfg.IdleTimeout), true
-		}
+	}
+	if !m.watching() {
+		return time.Time{}, false
+	}
+	if end, ok := m.streamDeadline(); ok {
+		at = end
+	}
+	if idle, ok := m.idleDeadline(); ok && (at.IsZero() || idle.Before(at)) {
+		at = idle
+	}
+	return at, !at.IsZero()
+}
+
+func (m *Machine[T]) idleDeadline() (time.Time, bool) {
+	if m.cfg.IdleTimeout > 0 {
+		return m.watch.lastActivity.Add(m.cfg.IdleTimeout), true
+	}
+	return time.Time{}, false
+}
+
+func (m *Machine[T]) streamDeadline() (time.Time, bool) {
+	if m.phase == PhaseStreaming && m.cfg.StreamDeadline > 0 {
+		return m.watch.start.Add(m.cfg.StreamDeadline), true
 	}
 	return time.Time{}, false
 }
@@ -189,6 +234,7 @@ func (m *Machine[T]) Status() Status {
 		LastError:               m.lastErr,
 		Failures:                m.failures,
 		LastSyncResourceVersion: m.lastSyncRV,
+		StreamFallback:          m.streamFallback,
 	}
 }
 
@@ -212,7 +258,7 @@ func (m *Machine[T]) emitApply(a Apply[T]) {
 // startCycle begins a list cycle: a streaming list unless it is off. The
 // caller counts the relist and its cause.
 func (m *Machine[T]) startCycle() {
-	if m.cfg.WatchList == WatchListOff {
+	if m.cfg.WatchList == WatchListOff || m.streamFallback != ReasonNone && m.cfg.WatchList != WatchListForce {
 		m.startList(m.relistRV())
 		return
 	}
@@ -245,7 +291,9 @@ func (m *Machine[T]) tick() {
 			m.resume()
 		}
 	case PhaseWatching, PhaseStreaming:
-		if at, ok := m.Deadline(); ok && !m.now.Before(at) {
+		if at, ok := m.streamDeadline(); ok && !m.now.Before(at) {
+			m.onStreamDeadline()
+		} else if at, ok := m.idleDeadline(); ok && !m.now.Before(at) {
 			m.onIdle()
 		}
 	}

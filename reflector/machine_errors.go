@@ -7,6 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/listwatch/listwatch/store"
 )
 
 // report records and counts an error without changing phase.
@@ -67,12 +69,33 @@ func (m *Machine[T]) typed(o runtime.Object) (T, bool) {
 	return t, true
 }
 
-// typedAll converts a page of items, dropping those of the wrong type.
+// typedAll converts a page of items, dropping (and reporting) those of the
+// wrong type and those that cannot be keyed: one bad item must not keep
+// the rest of the list out of the store.
 func (m *Machine[T]) typedAll(objs []runtime.Object, into []T) []T {
 	for _, o := range objs {
-		if t, ok := m.typed(o); ok {
+		if t, ok := m.typed(o); ok && m.keyable(t) {
 			into = append(into, t)
 		}
 	}
 	return into
+}
+
+// keyable reports whether obj can be keyed, reporting it when not. With
+// the default KeyFunc that is having a name, checked without building the
+// key.
+func (m *Machine[T]) keyable(obj T) bool {
+	var err error
+	if m.cfg.nameKey {
+		if obj.GetName() == "" {
+			err = store.ErrNoName
+		}
+	} else {
+		_, err = m.cfg.KeyFunc(obj)
+	}
+	if err != nil {
+		m.report(ReasonDecode, fmt.Errorf("list item dropped: it has no key: %w", err))
+		return false
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package reflector
 
 import (
 	"errors"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -9,9 +10,10 @@ import (
 // startList asks for the first page of a paginated list at rv.
 func (m *Machine[T]) startList(rv string) {
 	limit := int64(0)
-	if rv == "" || rv == "0" || m.paginatedResult {
+	if (rv == "" || rv == "0" || m.paginatedResult) && !m.unpagedNext {
 		limit = m.cfg.PageSize
 	}
+	m.unpagedNext = false
 	m.startListLimit(rv, limit)
 }
 
@@ -29,10 +31,25 @@ func (m *Machine[T]) onListPage(p ListPage) {
 	l := &m.list
 	l.pages++
 	if l.pages == 1 {
+		if malformedRV(p.ResourceVersion) {
+			// Nothing could be resumed from this list: ask for a quorum
+			// read next time.
+			m.rvUnavailable = true
+			m.list = listState[T]{}
+			m.fail(ReasonInvalidResourceVersion, fmt.Errorf("list with resourceVersion %q refused", p.ResourceVersion), resumeCycle)
+			return
+		}
 		l.pageRV = p.ResourceVersion
 		if l.rv == "0" && p.Continue != "" {
 			m.paginatedResult = true
 		}
+	}
+	if p.Continue != "" && !l.newToken(p.Continue) {
+		err := fmt.Errorf("server repeated continue token %q after %d pages; the next list is not paginated", p.Continue, l.pages)
+		m.list = listState[T]{}
+		m.unpagedNext = true
+		m.fail(ReasonDecode, err, resumeCycle)
+		return
 	}
 	if m.pagedReplace && (l.pages > 1 || p.Continue != "") {
 		m.onPagedListPage(p)
@@ -102,11 +119,27 @@ func (m *Machine[T]) replace(items []T, rv string) {
 	m.record(rv, Replace[T]{Items: items, ResourceVersion: rv})
 }
 
+// anchor notes whether a completed list carried a resource version. One
+// without (a broken server; client-go's fake clientset) is accepted, but
+// nothing ties it to the server's history, so the watch after it is never
+// resumed: when it ends, the machine lists again. Reported once per
+// unanchored list, quietly (ReportError.Quiet): fake clientsets do it all
+// the time.
+func (m *Machine[T]) anchor(rv string) {
+	m.unanchored = rv == ""
+	if m.unanchored {
+		m.cfg.Metrics.Error(ReasonInvalidResourceVersion)
+		m.emit(ReportError{Reason: ReasonInvalidResourceVersion, Quiet: true,
+			Err: errors.New("list without a resourceVersion: the watch after it will not be resumed")})
+	}
+}
+
 // record emits e, the effect that completes a list at rv (Replace or
 // ReplaceEnd), and records the list's resource version. undo must hold
 // the state to restore if the store refuses it.
 func (m *Machine[T]) record(rv string, e Effect) {
 	m.emit(e)
+	m.anchor(rv)
 	m.synced = true
 	m.lastSyncRV = rv
 	m.rvUnavailable = false

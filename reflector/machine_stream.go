@@ -34,7 +34,14 @@ func (m *Machine[T]) streamEvent(ev watch.Event) {
 	switch ev.Type {
 	case watch.Bookmark:
 		rv, ok := m.bookmarkRV(ev.Object)
-		if ok && isInitialEventsEnd(ev) {
+		switch {
+		case !ok || !isInitialEventsEnd(ev):
+		case rv == "" || malformedRV(rv):
+			m.emit(StopWatch{})
+			m.watch.open = false
+			m.streamError(ReasonInvalidResourceVersion,
+				fmt.Errorf("initial-events-end bookmark with resourceVersion %q", rv))
+		default:
 			m.finishStream(rv)
 		}
 	case watch.Added, watch.Modified, watch.Deleted:
@@ -57,7 +64,7 @@ func (m *Machine[T]) collect(ev watch.Event) {
 	}
 	key, err := m.cfg.KeyFunc(obj)
 	if err != nil {
-		m.report(ReasonDecode, fmt.Errorf("streamed object has no key: %w", err))
+		m.report(ReasonDecode, fmt.Errorf("streamed object dropped: it has no key: %w", err))
 		return
 	}
 	if ev.Type == watch.Deleted {
@@ -85,10 +92,13 @@ func (m *Machine[T]) finishStream(rv string) {
 	m.watch.propagate = true
 }
 
-// streamError decides after a streaming list failed: see the decision table
-// in docs/reflector.md. It mirrors client-go: 429 and connection errors
-// retry the stream after a backoff, Expired retries it at once from RV="",
-// and every other error falls back to a paginated list (auto mode).
+// streamError decides after a streaming list failed (the stream is already
+// closed): see the decision table in docs/reflector.md. It mirrors
+// client-go: 429 and connection errors retry the stream after a backoff,
+// Expired retries it at once from RV="", and every other failure, a stream
+// that ended before its initial-events-end bookmark included, falls back to
+// a paginated list in the same cycle (auto mode). A fallback is reported
+// quietly (ReportError.Quiet): it is not a failure of the cycle.
 func (m *Machine[T]) streamError(reason Reason, err error) {
 	m.stream = nil
 	switch {
@@ -100,7 +110,24 @@ func (m *Machine[T]) streamError(reason Reason, err error) {
 	case reason == ReasonTooManyRequests, reason == ReasonConnection, m.cfg.WatchList == WatchListForce:
 		m.fail(reason, err, resumeStream)
 	default:
-		m.report(reason, err)
+		m.reason, m.lastErr = reason, err
+		m.cfg.Metrics.Error(reason)
+		m.emit(ReportError{Reason: reason, Err: err, Quiet: true})
 		m.startList(m.relistRV())
 	}
+}
+
+// onStreamDeadline gives up a streaming list whose initial-events-end
+// bookmark did not come within StreamDeadline, and streaming lists for
+// this source with it: a server or proxy that drops the bookmark would
+// hold every later stream just as long.
+func (m *Machine[T]) onStreamDeadline() {
+	m.emit(StopWatch{})
+	m.watch.open = false
+	if m.cfg.WatchList != WatchListForce {
+		m.streamFallback = ReasonStreamIncomplete
+	}
+	m.streamError(ReasonStreamIncomplete, fmt.Errorf(
+		"no initial-events-end bookmark within %v (%d events received); using paginated lists from now on",
+		m.cfg.StreamDeadline, m.watch.events))
 }

@@ -144,12 +144,16 @@ func (s *scenario) errArg(t *testing.T, td *datadriven.TestData) error {
 }
 
 // listPage: list-page rv=10 items=(a,b) [configmaps=(c)] [continue=x]
+// The item "nameless" stands for an object without a name.
 func (s *scenario) listPage(t *testing.T, td *datadriven.TestData) Input {
 	var p ListPage
 	td.MaybeScanArgs(t, "rv", &p.ResourceVersion)
 	td.MaybeScanArgs(t, "continue", &p.Continue)
 	if arg, ok := td.Arg("items"); ok {
 		for _, n := range arg.Vals {
+			if n == "nameless" {
+				n = ""
+			}
 			p.Items = append(p.Items, pod(n, p.ResourceVersion))
 		}
 	}
@@ -204,6 +208,9 @@ func (s *scenario) state() string {
 	}
 	if at, ok := s.m.Deadline(); ok {
 		fmt.Fprintf(&b, " deadline=%s", at.Sub(s.t0).Round(time.Millisecond))
+	}
+	if st.StreamFallback != ReasonNone {
+		fmt.Fprintf(&b, " stream-fallback=%s", st.StreamFallback)
 	}
 	b.WriteByte('\n')
 	return b.String()

@@ -3,6 +3,8 @@ package reflector
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-var errShortWatch = errors.New("watch closed within 1s without any event")
 
 // startWatch opens a watch from the last synced resource version.
 func (m *Machine[T]) startWatch() {
@@ -26,10 +27,12 @@ func (m *Machine[T]) startWatch() {
 	}})
 }
 
-// watchTimeout draws timeoutSeconds in [MinWatchTimeout, MaxWatchTimeout).
+// watchTimeout draws timeoutSeconds in [MinWatchTimeout, MaxWatchTimeout)
+// for the watch being opened and records it in m.watch.
 func (m *Machine[T]) watchTimeout() *int64 {
 	lo, hi := m.cfg.MinWatchTimeout.Seconds(), m.cfg.MaxWatchTimeout.Seconds()
 	s := int64(lo + m.cfg.Rand.Float64()*(hi-lo))
+	m.watch.timeout = time.Duration(s) * time.Second
 	return &s
 }
 
@@ -62,14 +65,6 @@ func (m *Machine[T]) watchError(reason Reason, err error) {
 		return
 	}
 	switch {
-	case reason == ReasonExpired && m.lastFail != ReasonExpired:
-		// The server answered, so whatever failed before (say, connection
-		// refused during a partition) is over: relist after the first
-		// backoff step, not after a delay grown by those failures. Repeated
-		// 410s still grow it, so a 410 loop cannot become a hot loop.
-		m.failures = 0
-		m.backoff.reset()
-		m.fail(reason, err, resumeCycle)
 	case reason == ReasonExpired, reason == ReasonNotFound, !m.resumable():
 		m.fail(reason, err, resumeCycle)
 	default:
@@ -80,9 +75,11 @@ func (m *Machine[T]) watchError(reason Reason, err error) {
 // resumable reports whether a new watch can resume where the last one
 // stopped. A watch from "" or "0" replays the current objects as ADDED
 // events and so never reports deletions made while it was down: until an
-// event or bookmark gives a real resource version, only a relist can.
+// event or bookmark gives a real resource version, only a relist can. Nor
+// can a watch after a list without a resource version, whatever it
+// delivered: nothing ties that list to the server's history.
 func (m *Machine[T]) resumable() bool {
-	return m.lastSyncRV != "" && m.lastSyncRV != "0"
+	return m.lastSyncRV != "" && m.lastSyncRV != "0" && !m.unanchored
 }
 
 // rewatch re-opens the watch at once, or relists if it cannot be resumed.
@@ -135,6 +132,10 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 		if !ok {
 			return
 		}
+		if rv == "" || malformedRV(rv) {
+			m.report(ReasonInvalidResourceVersion, fmt.Errorf("bookmark with resourceVersion %q ignored", rv))
+			return
+		}
 		m.watch.propagate = true
 		m.advance(rv)
 		m.emit(Progress{ResourceVersion: rv})
@@ -145,6 +146,16 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 		}
 		if ev.Type != watch.Added {
 			m.watch.propagate = true
+		}
+		if rv := obj.GetResourceVersion(); m.watch.propagate && malformedRV(rv) {
+			// The change cannot be placed in the server's history, and
+			// resuming from it would fail for ever: drop it and relist.
+			m.emit(StopWatch{})
+			m.watch.open = false
+			m.rvUnavailable = true
+			m.fail(ReasonInvalidResourceVersion, fmt.Errorf(
+				"%s event for %s with resourceVersion %q dropped; relisting", ev.Type, objectName(obj), rv), resumeCycle)
+			return
 		}
 		m.emitApply(Apply[T]{Type: ev.Type, Object: obj})
 		if m.watch.propagate {
@@ -178,24 +189,40 @@ func (m *Machine[T]) advance(rv string) {
 	m.cfg.Metrics.ResourceVersion(rv)
 }
 
-// onWatchClosed re-opens at once after a normal close (e.g. the server's
-// timeout), or after a backoff when the watch died young and empty.
+// onWatchClosed decides after the server closed a watch. A streaming list
+// closed before its initial-events-end bookmark has failed. A watch closed
+// early (see earlyClose) resumes after a backoff, keeping what it
+// delivered; one that lived is re-opened at once (e.g. the server's
+// timeout).
 func (m *Machine[T]) onWatchClosed() {
 	if !m.watching() || !m.watch.open {
 		return
 	}
 	m.watch.open = false
-	short := m.now.Sub(m.watch.start) < shortWatch && m.watch.events == 0
+	lived := m.now.Sub(m.watch.start)
 	switch {
-	case short && m.phase == PhaseStreaming:
-		m.fail(ReasonShortWatch, errShortWatch, resumeStream)
-	case short:
-		m.fail(ReasonShortWatch, errShortWatch, resumeWatch)
 	case m.phase == PhaseStreaming:
-		m.startStream()
+		m.streamError(ReasonStreamIncomplete, fmt.Errorf(
+			"streaming list closed after %v and %d events, before its initial-events-end bookmark",
+			lived, m.watch.events))
+	case lived < min(earlyClose, m.watch.timeout):
+		m.fail(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout",
+			lived, m.watch.events), resumeWatch)
 	default:
 		m.rewatch()
 	}
+}
+
+// malformedRV reports whether rv is set but cannot be resumed from:
+// kube-apiserver's resource versions are decimal numbers, and it answers a
+// watch from any other with a 500. An empty one is absent, not malformed:
+// client-go's fake clientset never sets any.
+func malformedRV(rv string) bool {
+	if rv == "" {
+		return false
+	}
+	_, err := strconv.ParseUint(rv, 10, 64)
+	return err != nil
 }
 
 // onIdle is the watchdog: nothing arrived for IdleTimeout.

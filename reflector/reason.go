@@ -44,21 +44,31 @@ const (
 	// ReasonWatchIdle: the watchdog closed a watch that carried neither an
 	// event nor a bookmark for the idle window.
 	ReasonWatchIdle
-	// ReasonShortWatch: a watch closed within a second without any event,
-	// which suggests an unhealthy server; it is retried after a backoff.
+	// ReasonShortWatch: a watch closed well before the timeout it asked
+	// for (within EarlyClose), which suggests an unhealthy server or
+	// proxy; it is resumed after a backoff, keeping what it delivered.
 	ReasonShortWatch
 	// ReasonNoResume: a relist cause only: a watch from "" or "0" ended
 	// before any resource version was known, so it cannot be resumed.
 	ReasonNoResume
 	// ReasonStore: the store refused a Replace.
 	ReasonStore
+	// ReasonStreamIncomplete: a streaming list ended before its
+	// k8s.io/initial-events-end bookmark: the server closed or cut it, or
+	// the bookmark did not come within Config.StreamDeadline. The cycle
+	// falls back to a paginated list.
+	ReasonStreamIncomplete
+	// ReasonInvalidResourceVersion: a list, event or bookmark carried an
+	// empty or non-numeric resource version. It is never used to resume.
+	ReasonInvalidResourceVersion
 	// ReasonOther: any other error, e.g. 400 Bad Request.
 	ReasonOther
 )
 
 var reasonNames = [...]string{
 	"None", "Expired", "TooManyRequests", "ServerError", "Connection", "Unauthorized", "Forbidden",
-	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "NoResume", "Store", "Other",
+	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "NoResume", "Store",
+	"StreamIncomplete", "InvalidResourceVersion", "Other",
 }
 
 func (r Reason) String() string {

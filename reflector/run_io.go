@@ -83,8 +83,12 @@ func (s *shell[T]) apply(e Apply[T]) {
 }
 
 func (s *shell[T]) report(e ReportError) {
+	if e.Quiet {
+		s.logger.V(4).Info("List or watch problem worked around", "reason", e.Reason, "err", e.Err)
+		return
+	}
 	switch e.Reason {
-	case ReasonExpired, ReasonWatchIdle, ReasonShortWatch, ReasonConnection, ReasonTooManyRequests:
+	case ReasonExpired, ReasonWatchIdle, ReasonShortWatch, ReasonConnection, ReasonTooManyRequests, ReasonStreamIncomplete:
 		s.logger.V(2).Info("Watch or list interrupted", "reason", e.Reason, "err", e.Err)
 	default:
 		s.logger.Error(e.Err, "List or watch failed", "reason", e.Reason)

@@ -103,6 +103,7 @@ func TestRunPagedListThenWatch(t *testing.T) {
 		time.Sleep(time.Minute) // past the backoff; the relist replaces everything
 		synctest.Wait()
 		checkStore(t, st, "ns/a@20 ns/d@20")
+		time.Sleep(2 * time.Minute)
 		w2.Stop() // the server closes a long-lived watch: re-watch at once
 		synctest.Wait()
 		stop()

@@ -17,4 +17,9 @@ type Status struct {
 	// LastSyncResourceVersion is the resource version of the last list,
 	// event or bookmark applied; "" before the first list completes.
 	LastSyncResourceVersion string
+	// StreamFallback is ReasonNone while streaming lists are in use (or
+	// were never asked for); otherwise why the reflector gave them up for
+	// this source and lists with pagination instead (today only
+	// ReasonStreamIncomplete: see Config.StreamDeadline).
+	StreamFallback Reason
 }
