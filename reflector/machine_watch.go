@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-
 // startWatch opens a watch from the last synced resource version.
 func (m *Machine[T]) startWatch() {
 	m.phase = PhaseWatching
