@@ -2,9 +2,13 @@ package reflector
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -334,4 +338,40 @@ func TestListDecodeErrors(t *testing.T) {
 			t.Errorf("toPage(%v) = %#v, want a decode error", obj, in)
 		}
 	}
+}
+
+// TestStreamFallbackIsNotHandedToTheHook: when the source cannot serve a
+// streaming list, the fallback is logged quietly and the error hook's first
+// error is the paginated list's own failure, as in client-go.
+func TestStreamFallbackIsNotHandedToTheHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		lw.watch(nil, errors.New(`strconv.Atoi: parsing "": invalid syntax`))
+		lw.list(nil, errors.New("Access Denied"))
+		var mu sync.Mutex
+		var got []string
+		r, err := New(Options[*corev1.Pod]{
+			Config: Config[*corev1.Pod]{WatchList: WatchListAuto, Rand: rand.New(rand.NewPCG(1, 1))},
+			Source: lw, Store: st,
+			OnError: func(_ context.Context, reason Reason, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, fmt.Sprintf("%s: %v", reason, err))
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := runReflector(t, r)
+		synctest.Wait()
+		stop()
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []string{"Other: Access Denied"}; !slices.Equal(got, want) {
+			t.Errorf("error hook got %q, want %q", got, want)
+		}
+		if s := r.Status(); s.Reason != ReasonOther || s.LastError == nil || s.LastError.Error() != "Access Denied" {
+			t.Errorf("status after the failed list: %+v", s)
+		}
+	})
 }
