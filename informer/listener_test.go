@@ -142,11 +142,16 @@ func TestListenerCoalescesWhileLagging(t *testing.T) {
 				}
 				synctest.Wait()
 				r.take()
-				// The handler is now idle; hold it inside the next call by
-				// queueing everything before giving it a token.
-				for _, n := range tc.lag {
-					l.add(n)
+				// The handler is now idle: queue everything in one batch,
+				// under one lock, so that the listener cannot take the
+				// first notification alone (it would then block in that
+				// call and the rest would make a second entry).
+				lag := make([]Notification[*obj], len(tc.lag))
+				for i, n := range tc.lag {
+					lag[i] = *n
 				}
+				st := stamp{clock: l.clock}
+				l.addBatch(lag, true, &st)
 				if got := l.stats().Pending; got != tc.wantQ {
 					t.Errorf("pending = %d, want %d", got, tc.wantQ)
 				}
