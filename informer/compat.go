@@ -147,6 +147,7 @@ func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler
 // RemoveEventHandler removes a handler registered on this informer;
 // removing it again is harmless. A handle from another informer is refused
 // with an error and removes nothing (client-go ignores it and returns nil).
+// To wait until the handler has stopped, use cache.ShutDownEventHandler.
 func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*compatRegistration)
 	if !ok || r.owner != c {
@@ -218,6 +219,12 @@ type compatRegistration struct {
 	owner *compatInformer
 	name  string
 }
+
+// ShutdownChan is closed once the handler will not be called again and no
+// call is in progress: after RemoveEventHandler (at once if the informer
+// never ran) or when the informer stops. cache.ShutDownEventHandler waits
+// on it.
+func (r *compatRegistration) ShutdownChan() <-chan struct{} { return r.reg.done }
 
 func (r *compatRegistration) HasSynced() bool { return r.reg.HasSynced() }
 func (r *compatRegistration) HasSyncedChecker() cache.DoneChecker {

@@ -16,7 +16,9 @@ type Registration[T any] struct {
 	// syncing is true while the handler is due, so Sync notifications reach
 	// it; guarded by the informer's mu.
 	syncing bool
-	// done is closed when the listener goroutine has returned.
+	// done is closed when the handler will not be called again and no call
+	// is in progress: when the listener goroutine has returned (after
+	// Remove, or when Run stops), or on Remove if none was ever started.
 	done chan struct{}
 	// ownLogger is set when HandlerOptions.Logger was given; otherwise the
 	// listener logs with the informer's logger as of Run.
@@ -118,11 +120,17 @@ func (inf *Informer[T]) startListener(r *Registration[T]) {
 	})
 }
 
+// remove unregisters r. Its listener goroutine, if Run started one, closes
+// r.done when it returns; if none was started, none ever will be, and
+// remove closes it.
 func (inf *Informer[T]) remove(r *Registration[T]) {
 	inf.mu.Lock()
 	for i, h := range inf.handlers {
 		if h == r {
 			inf.handlers = append(inf.handlers[:i:i], inf.handlers[i+1:]...)
+			if !inf.started {
+				close(r.done)
+			}
 			break
 		}
 	}
