@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -22,6 +23,15 @@ import (
 // listwatch's engine underneath. Handlers get every notification in order
 // (as client-go delivers them), each on its own goroutine; deletions noticed
 // by a relist arrive as cache.DeletedFinalStateUnknown.
+//
+// A handler panic is recovered and handed to client-go's
+// utilruntime.PanicHandlers (by default they log "Observed a panic" with
+// the stack; crash reporters hook in there), then the handler gets the next
+// notification. utilruntime.ReallyCrash is ignored: client-go's informer
+// re-panics when it is true (the default), taking down the process and
+// every other informer and handler in it; the drop-in never does, as
+// client-go with ReallyCrash false, but without its one-second pause
+// before the next notification. Only the call that panicked is lost.
 func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultResync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, cache.SharedIndexInformerOptions{ResyncPeriod: defaultResync, Indexers: indexers})
 }
@@ -48,12 +58,24 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		panic(fmt.Sprintf("informer: building the drop-in informer: %v", err))
 	}
 	inf.clientGoSyncing = true
+	inf.onPanic = clientGoPanicHandlers
 	c.inf = inf
 	c.indexer = &cacheIndexer{s: inf.store}
 	if err := c.indexer.AddIndexers(options.Indexers); err != nil {
 		klog.Background().Error(err, "informer: indexers refused", "informer", name)
 	}
 	return c
+}
+
+// clientGoPanicHandlers hands a handler panic to client-go's
+// utilruntime.PanicHandlers, which users hook for crash reporting; the
+// first one, by default, logs "Observed a panic" with the stack, using the
+// logger in ctx. utilruntime.ReallyCrash is not honoured: the panic is not
+// raised again. See NewSharedIndexInformer.
+func clientGoPanicHandlers(ctx context.Context, r any) {
+	for _, fn := range utilruntime.PanicHandlers {
+		fn(ctx, r)
+	}
 }
 
 // compatInformer implements cache.SharedIndexInformer on Informer[store.Object].

@@ -49,6 +49,10 @@ type Informer[T store.Object] struct {
 	// so, which makes a relist hand every unchanged object to every handler
 	// as an update. Set only by NewSharedIndexInformer, before Run.
 	clientGoSyncing bool
+	// onPanic, when set, is handed every handler panic instead of the
+	// listener's own log line (the drop-in: client-go's panic handlers).
+	// Set only by NewSharedIndexInformer, before any handler is added.
+	onPanic func(ctx context.Context, r any)
 	// initialDone is set once the first list has been fully processed;
 	// synced is closed at the same moment.
 	initialDone bool

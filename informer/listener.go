@@ -45,6 +45,9 @@ type listener[T any] struct {
 	mode  DeliveryMode
 	clock clock.PassiveClock
 	log   logr.Logger
+	// onPanic, when set, takes handler panics instead of the log line; see
+	// Informer.onPanic.
+	onPanic func(ctx context.Context, r any)
 
 	mu   sync.Mutex
 	cond sync.Cond // signalled on new work and on stop; uses mu
@@ -370,9 +373,15 @@ func (g *guarded[T]) recover() {
 	}
 }
 
-// panicked accounts for one handler call that panicked with r.
+// panicked accounts for one handler call that panicked with r: counted,
+// then logged, or handed to onPanic with the logger (and the key) in the
+// context.
 func (l *listener[T]) panicked(key string, r any) {
 	l.panics.Add(1)
+	if l.onPanic != nil {
+		l.onPanic(logr.NewContext(context.Background(), l.log.WithValues("key", key)), r)
+		return
+	}
 	l.log.Error(fmt.Errorf("panic: %v", r), "event handler panicked; continuing with the next notification", "key", key)
 }
 

@@ -1,0 +1,82 @@
+package informer
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/fake"
+)
+
+// A handler panic in the drop-in reaches client-go's panic handlers
+// (utilruntime.PanicHandlers, which crash reporters hook): the default one
+// logs "Observed a panic" with Run's logger, an added one sees the panic
+// value. With utilruntime.ReallyCrash left true (client-go's default, under
+// which client-go's informer would crash the process) the drop-in keeps
+// going: only the call that panicked is lost.
+func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		reported []any
+	)
+	saved := utilruntime.PanicHandlers
+	utilruntime.PanicHandlers = append(slices.Clip(saved), func(_ context.Context, r any) {
+		mu.Lock()
+		defer mu.Unlock()
+		reported = append(reported, r)
+	})
+	t.Cleanup(func() { utilruntime.PanicHandlers = saved })
+	if !utilruntime.ReallyCrash {
+		t.Fatal("utilruntime.ReallyCrash is false: the test must show the drop-in does not crash when it is true")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), newCM("b"))
+		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
+		h := &untypedEvents{}
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) {
+				if obj.(*corev1.ConfigMap).Name == "a" {
+					panic("fake panic")
+				}
+				h.OnAdd(obj, false)
+			},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var lines logLines
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), lines.logger()))
+		done := make(chan struct{})
+		go func() { defer close(done); inf.RunWithContext(ctx) }()
+		defer func() { cancel(); <-done }()
+		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			t.Fatal("not synced")
+		}
+		synctest.Wait()
+		srv.Create(t.Context(), newCM("c"))
+		synctest.Wait()
+
+		if got, want := h.take(), []string{"add b@2 initial=false", "add c@3 initial=false"}; !slices.Equal(got, want) {
+			t.Fatalf("handler got %q, want %q", got, want)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(reported, []any{"fake panic"}) {
+			t.Fatalf("panic handlers got %q, want one \"fake panic\"", reported)
+		}
+		got := lines.matching("Observed a panic")
+		if len(got) != 1 || !strings.Contains(got[0], `"key"="ns/a"`) || !strings.Contains(got[0], "fake panic") ||
+			!strings.Contains(got[0], "*v1.ConfigMap") {
+			t.Fatalf("Run's logger got %q, want one \"Observed a panic\" for ns/a from the informer", got)
+		}
+	})
+}
