@@ -28,6 +28,7 @@ type Informer[T store.Object] struct {
 	sink  *sink[T]
 	refl  *reflector.Reflector[T]
 	rv    *rvWatermark
+	admit *admission[T]
 
 	// mu guards the fields below. process holds it while distributing, so
 	// a handler added late gets the cache replayed with no change slipping
@@ -84,10 +85,13 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
 	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(), log: logr.Discard(), synced: make(chan struct{})}
+	// The sink applies Transform, object by object (admission), rather
+	// than the FIFO, which refuses a whole list for one bad object.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
-		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, Transform: opts.Transform, InOrder: opts.InOrder,
+		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, InOrder: opts.InOrder,
 	})
-	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, replaced: inf.checkInitialDone}
+	inf.admit = &admission[T]{transform: opts.Transform, log: logr.Discard(), metrics: opts.Reflector.Metrics}
+	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
@@ -121,6 +125,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	}
 	inf.started = true
 	inf.log = klog.FromContext(ctx).WithName(inf.name)
+	inf.admit.log = inf.log // before the reflector, its only caller, starts
 	inf.runCtx = ctx
 	for _, r := range inf.handlers {
 		inf.startListener(r)
@@ -202,7 +207,15 @@ func (inf *Informer[T]) HasSynced() bool {
 func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastSyncResourceVersion() }
 
 // Status reports the reflector's health, including why it is not synced.
-func (inf *Informer[T]) Status() reflector.Status { return inf.refl.Status() }
+// While the reflector reports no error of its own, it also reports the
+// last object the informer dropped (a *DropError: a Transform failed or
+// returned nil; in the drop-in, an object of the wrong type) until a list
+// completes without dropping any. Dropped counts them all.
+func (inf *Informer[T]) Status() reflector.Status { return inf.admit.status(inf.refl.Status()) }
+
+// Dropped is the number of objects dropped so far: not cached and not
+// handed to any handler (see Status).
+func (inf *Informer[T]) Dropped() int64 { return inf.admit.dropped.Load() }
 
 // IsStopped reports whether Run has returned or is returning.
 func (inf *Informer[T]) IsStopped() bool {

@@ -32,7 +32,12 @@ type Options[T store.Object] struct {
 	// node name), which the store maintains without allocating.
 	ValueIndexers store.ValueIndexers[T]
 	// Transform is applied to every object before it is queued and stored,
-	// e.g. StripManagedFields. It may modify the object in place.
+	// e.g. StripManagedFields. It may modify the object in place. An object
+	// for which it fails, or returns nil, is dropped: not cached (a list
+	// still applies the rest; a relist then removes an older cached
+	// version), handed to no handler, logged, counted (Informer.Dropped)
+	// and reported by Informer.Status. A deletion it drops leaves the
+	// cached object until the next list.
 	Transform func(T) (T, error)
 	// InOrder makes the queue between the reflector and the store deliver
 	// every event in arrival order (client-go's RealFIFO) instead of

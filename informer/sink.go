@@ -25,17 +25,31 @@ type sink[T store.Object] struct {
 	// leave it alone.
 	queued uint64
 	rv     *rvWatermark
+	// admit transforms each object, or drops it, before it is queued.
+	admit *admission[T]
 	// replaced is called after every successful Replace.
 	replaced func()
 }
 
-func (s *sink[T]) Add(obj T) error    { return s.after(obj.GetResourceVersion(), s.fifo.Add(obj)) }
-func (s *sink[T]) Update(obj T) error { return s.after(obj.GetResourceVersion(), s.fifo.Update(obj)) }
-func (s *sink[T]) Delete(obj T) error { return s.after(obj.GetResourceVersion(), s.fifo.Delete(obj)) }
+func (s *sink[T]) Add(obj T) error    { return s.write(obj, s.fifo.Add) }
+func (s *sink[T]) Update(obj T) error { return s.write(obj, s.fifo.Update) }
+func (s *sink[T]) Delete(obj T) error { return s.write(obj, s.fifo.Delete) }
+
+// write queues one watch event's object, unless admission drops it; the
+// event's RV counts either way: a dropped object is never cached.
+func (s *sink[T]) write(obj T, queue func(T) error) error {
+	rv := obj.GetResourceVersion()
+	if out, ok := s.admit.admit(obj); ok {
+		return s.after(rv, queue(out))
+	}
+	return s.after(rv, nil)
+}
 
 func (s *sink[T]) Replace(items []T, rv string) error {
-	err := s.after(rv, s.fifo.Replace(items, rv))
+	s.admit.listStarted()
+	err := s.after(rv, s.fifo.Replace(s.admit.admitList(items), rv))
 	if err == nil {
+		s.admit.listDone()
 		s.replaced()
 		s.drained()
 	}
@@ -48,6 +62,10 @@ func (s *sink[T]) Replace(items []T, rv string) error {
 // goes, rather than the whole new list being queued next to the cache.
 // The wait ends early when the FIFO is closed (the informer is stopping).
 func (s *sink[T]) ReplacePage(items []T, first bool) error {
+	if first {
+		s.admit.listStarted()
+	}
+	items = s.admit.admitList(items)
 	if err := s.fifo.ReplacePage(items, first); err != nil {
 		return err
 	}
@@ -63,6 +81,7 @@ const minPageBacklog = 64
 func (s *sink[T]) ReplaceEnd(rv string) error {
 	err := s.after(rv, s.fifo.ReplaceEnd(rv))
 	if err == nil {
+		s.admit.listDone()
 		s.replaced()
 		s.drained()
 	}

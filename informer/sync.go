@@ -58,7 +58,7 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 		if inf.initialDoneFast.Load() {
 			return nil
 		}
-		return &NotSyncedError{Informer: inf.name, Waiting: "initial sync", Status: inf.refl.Status(), Cause: ctx.Err()}
+		return &NotSyncedError{Informer: inf.name, Waiting: "initial sync", Status: inf.Status(), Cause: ctx.Err()}
 	}
 }
 
@@ -85,7 +85,7 @@ func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) e
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return &NotSyncedError{Informer: inf.name, Waiting: "resource version " + rv, Status: inf.refl.Status(), Cause: ctx.Err()}
+			return &NotSyncedError{Informer: inf.name, Waiting: "resource version " + rv, Status: inf.Status(), Cause: ctx.Err()}
 		}
 	}
 }
