@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,11 @@ import (
 // every other informer and handler in it; the drop-in never does, as
 // client-go with ReallyCrash false, but without its one-second pause
 // before the next notification. Only the call that panicked is lost.
+//
+// An object that is not of exampleObject's type (a *corev1.ConfigMap on a
+// watch of Pods) is dropped, logged and counted (Informer.Status, Dropped),
+// as client-go's reflector drops it from a watch; the drop-in also drops it
+// from a list, where client-go would cache it.
 func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultResync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, cache.SharedIndexInformerOptions{ResyncPeriod: defaultResync, Indexers: indexers})
 }
@@ -59,6 +65,14 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 	}
 	inf.clientGoSyncing = true
 	inf.onPanic = clientGoPanicHandlers
+	if t := reflect.TypeOf(exampleObject); t != nil {
+		inf.admit.check = func(obj store.Object) error {
+			if got := reflect.TypeOf(obj); got != t {
+				return fmt.Errorf("expected an object of type %v, got %v", t, got)
+			}
+			return nil
+		}
+	}
 	c.inf = inf
 	c.indexer = &cacheIndexer{s: inf.store}
 	if err := c.indexer.AddIndexers(options.Indexers); err != nil {
