@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -37,7 +38,8 @@ import (
 // An object that is not of exampleObject's type (a *corev1.ConfigMap on a
 // watch of Pods) is dropped, logged and counted (Informer.Status, Dropped),
 // as client-go's reflector drops it from a watch; the drop-in also drops it
-// from a list, where client-go would cache it.
+// from a list, where client-go would cache it. An unstructured example
+// object with a kind admits only objects of that group, version and kind.
 func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultResync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, cache.SharedIndexInformerOptions{ResyncPeriod: defaultResync, Indexers: indexers})
 }
@@ -50,9 +52,18 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		name = fmt.Sprintf("%T", exampleObject)
 	}
 	c := &compatInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
+	// An unstructured example with a kind accepts only that kind, as in
+	// client-go; the reflector drops and reports the others.
+	var rcfg reflector.Config[store.Object]
+	if u, ok := exampleObject.(*unstructured.Unstructured); ok {
+		if gvk := u.GroupVersionKind(); !gvk.Empty() {
+			rcfg.ExpectedGVK = &gvk
+		}
+	}
 	inf, err := New(Options[store.Object]{
 		Name:              name,
 		Source:            reflector.FromListerWatcher(lw),
+		Reflector:         rcfg,
 		Transform:         c.transform,
 		InOrder:           true,
 		Delivery:          InOrder,

@@ -9,7 +9,10 @@ import (
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -17,10 +20,12 @@ import (
 	"github.com/listwatch/listwatch/reflector"
 )
 
-// intruder turns the watch event of the configmap named "intruder" into a
-// Pod of the same name and resource version: the wrong type for an
-// informer of configmaps.
-type intruder struct{ *fake.ListerWatcher }
+// intruder rewrites the watch event of the object named "intruder" with
+// swap: into an object of the wrong type or kind.
+type intruder struct {
+	*fake.ListerWatcher
+	swap func(runtime.Object) runtime.Object
+}
 
 func (i intruder) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := i.ListerWatcher.WatchWithContext(ctx, opts)
@@ -28,8 +33,8 @@ func (i intruder) WatchWithContext(ctx context.Context, opts metav1.ListOptions)
 		return nil, err
 	}
 	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		if c, ok := ev.Object.(*corev1.ConfigMap); ok && c.Name == "intruder" {
-			ev.Object = &corev1.Pod{ObjectMeta: *c.ObjectMeta.DeepCopy()}
+		if m, err := meta.Accessor(ev.Object); err == nil && m.GetName() == "intruder" {
+			ev.Object = i.swap(ev.Object)
 		}
 		return ev, true
 	}), nil
@@ -37,6 +42,11 @@ func (i intruder) WatchWithContext(ctx context.Context, opts metav1.ListOptions)
 
 func (i intruder) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return i.WatchWithContext(context.Background(), opts)
+}
+
+// asPod turns a ConfigMap into a Pod of the same name and version.
+func asPod(o runtime.Object) runtime.Object {
+	return &corev1.Pod{ObjectMeta: *o.(*corev1.ConfigMap).ObjectMeta.DeepCopy()}
 }
 
 // An object of the wrong type on the watch (a Pod on an informer whose
@@ -55,7 +65,7 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
 				srv.Create(t.Context(), newCM("a"))
-				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})}, &corev1.ConfigMap{}, 0, nil)
+				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), asPod}, &corev1.ConfigMap{}, 0, nil)
 				h := &untypedEvents{}
 				inf.AddEventHandler(h)
 				runSII(t, inf)
@@ -85,4 +95,56 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", name, got, want)
 		}
 	}
+}
+
+// With an unstructured example object that names a kind, an object of
+// another kind on the watch is dropped, as by client-go.
+func TestCompatUnstructuredDropsOtherKinds(t *testing.T) {
+	saved := utilruntime.ErrorHandlers
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(context.Context, error, string, ...any) {}}
+	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
+	asSecret := func(o runtime.Object) runtime.Object {
+		u := o.(*unstructured.Unstructured).DeepCopy()
+		u.SetKind("Secret")
+		return u
+	}
+	transcripts := map[string][]string{}
+	for _, im := range siiImpls {
+		t.Run(im.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				res := fake.ConfigMaps()
+				res.Unstructured = true
+				srv := fake.NewTestServer(t, fake.Options{Resources: []fake.Resource{res}})
+				example := &unstructured.Unstructured{}
+				example.SetAPIVersion("v1")
+				example.SetKind("ConfigMap")
+				srv.Create(t.Context(), unstructuredCM("a"))
+				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), asSecret}, example, 0, nil)
+				h := &untypedEvents{}
+				inf.AddEventHandler(h)
+				runSII(t, inf)
+				srv.Create(t.Context(), unstructuredCM("intruder"))
+				srv.Create(t.Context(), unstructuredCM("b"))
+				synctest.Wait()
+				keys := inf.GetStore().ListKeys()
+				slices.Sort(keys)
+				transcripts[im.name] = append(h.take(), fmt.Sprint(keys))
+			})
+		})
+	}
+	want := []string{"add a@1 initial=true", "add b@3 initial=false", "[ns/a ns/b]"}
+	for name, got := range transcripts {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+}
+
+func unstructuredCM(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("ns")
+	u.SetName(name)
+	return u
 }
