@@ -59,16 +59,29 @@ type admission[T store.Object] struct {
 // enabled reports whether admit can change or drop anything.
 func (a *admission[T]) enabled() bool { return a.transform != nil || a.check != nil }
 
-// admit returns the object to queue, or ok false if it was dropped.
-func (a *admission[T]) admit(obj T) (T, bool) {
+// verdict is what admission made of an object.
+type verdict uint8
+
+const (
+	admitted verdict = iota
+	// dropped: a failed Transform. The object is of this resource, so
+	// its resource version still says how far the cache has got.
+	dropped
+	// foreign: the wrong type. Its resource version, from who knows
+	// where, counts for nothing (as for the reflector's own drops).
+	foreign
+)
+
+// admit returns the object to queue, and whether it was admitted.
+func (a *admission[T]) admit(obj T) (T, verdict) {
 	if a.check != nil {
 		if err := a.check(obj); err != nil {
 			a.drop(obj, reflector.ReasonUnexpectedType, err)
-			return obj, false
+			return obj, foreign
 		}
 	}
 	if a.transform == nil {
-		return obj, true
+		return obj, admitted
 	}
 	out, err := a.transform(obj)
 	if err == nil && isNilObject(out) {
@@ -76,9 +89,9 @@ func (a *admission[T]) admit(obj T) (T, bool) {
 	}
 	if err != nil {
 		a.drop(obj, reflector.ReasonStore, fmt.Errorf("transform: %w", err))
-		return obj, false
+		return obj, dropped
 	}
-	return out, true
+	return out, admitted
 }
 
 // admitList admits items in place and returns the ones to queue.
@@ -88,7 +101,7 @@ func (a *admission[T]) admitList(items []T) []T {
 	}
 	n := 0
 	for _, obj := range items {
-		if out, ok := a.admit(obj); ok {
+		if out, v := a.admit(obj); v == admitted {
 			items[n] = out
 			n++
 		}

@@ -70,6 +70,15 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 				inf.AddEventHandler(h)
 				runSII(t, inf)
 				srv.Create(t.Context(), newCM("intruder"))
+				synctest.Wait()
+				if li, ok := inf.(*compatInformer); ok {
+					// The foreign object's resource version does not count.
+					done, cancel := context.WithCancel(t.Context())
+					cancel()
+					if li.inf.WaitForResourceVersion(done, "2") == nil {
+						t.Fatal("the dropped Pod's resource version moved the informer's watermark")
+					}
+				}
 				srv.Create(t.Context(), newCM("b"))
 				synctest.Wait()
 				var keys []string

@@ -35,14 +35,18 @@ func (s *sink[T]) Add(obj T) error    { return s.write(obj, s.fifo.Add) }
 func (s *sink[T]) Update(obj T) error { return s.write(obj, s.fifo.Update) }
 func (s *sink[T]) Delete(obj T) error { return s.write(obj, s.fifo.Delete) }
 
-// write queues one watch event's object, unless admission drops it; the
-// event's RV counts either way: a dropped object is never cached.
+// write queues one watch event's object, unless admission drops it. The
+// RV of an object dropped by the Transform still counts (the object is
+// never cached); that of an object of the wrong type does not.
 func (s *sink[T]) write(obj T, queue func(T) error) error {
 	rv := obj.GetResourceVersion()
-	if out, ok := s.admit.admit(obj); ok {
+	switch out, v := s.admit.admit(obj); v {
+	case admitted:
 		return s.after(rv, queue(out))
+	case dropped:
+		return s.after(rv, nil)
 	}
-	return s.after(rv, nil)
+	return nil
 }
 
 func (s *sink[T]) Replace(items []T, rv string) error {
