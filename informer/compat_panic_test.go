@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -77,6 +78,56 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		if len(got) != 1 || !strings.Contains(got[0], `"key"="ns/a"`) || !strings.Contains(got[0], "fake panic") ||
 			!strings.Contains(got[0], "*v1.ConfigMap") {
 			t.Fatalf("Run's logger got %q, want one \"Observed a panic\" for ns/a from the informer", got)
+		}
+	})
+}
+
+// Several handlers, each with its own logger (cache.HandlerOptions.Logger),
+// panicking on every object: every panic reaches the panic handlers with
+// that handler's logger, and each registration still syncs (client-go's
+// never does when its handler panics on the initial list:
+// kubernetes#129024).
+func TestCompatHandlerPanicsWithHandlerLoggers(t *testing.T) {
+	saved := utilruntime.PanicHandlers
+	utilruntime.PanicHandlers = slices.Clip(saved)[:1] // logPanic alone
+	t.Cleanup(func() { utilruntime.PanicHandlers = saved })
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		const objects = 5
+		for i := range objects {
+			srv.Create(t.Context(), newCM(fmt.Sprint("o", i)))
+		}
+		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
+		var lines logLines
+		base := lines.logger()
+		var regs []cache.ResourceEventHandlerRegistration
+		for _, name := range []string{"handler-1", "handler-2"} {
+			logger := base.WithName(name)
+			reg, err := inf.AddEventHandlerWithOptions(cache.ResourceEventHandlerFuncs{
+				AddFunc: func(any) { panic("fake panic") },
+			}, cache.HandlerOptions{Logger: &logger})
+			if err != nil {
+				t.Fatal(err)
+			}
+			regs = append(regs, reg)
+		}
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), base.WithName("informer")))
+		done := make(chan struct{})
+		go func() { defer close(done); inf.RunWithContext(ctx) }()
+		defer func() { cancel(); <-done }()
+		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			t.Fatal("not synced")
+		}
+		synctest.Wait()
+		for i, reg := range regs {
+			if !reg.HasSynced() {
+				t.Errorf("handler %d: registration not synced", i+1)
+			}
+		}
+		for _, name := range []string{"handler-1", "handler-2"} {
+			if n := len(lines.matching(name + ` "msg"="Observed a panic"`)); n != objects {
+				t.Errorf("%s: %d panics logged with its logger, want %d; log: %q", name, n, objects, lines.matching(""))
+			}
 		}
 	})
 }
