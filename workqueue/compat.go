@@ -24,17 +24,15 @@ func NewTyped[T comparable]() *Typed[T] {
 }
 
 // NewTypedWithConfig is the drop-in for client-go's constructor of the same
-// name. Name, MetricsProvider and Clock are honoured; config.Queue (a custom
-// ordering) is not supported: it is ignored and logged, and this queue's
-// FIFO-with-priorities order applies.
+// name. Name, MetricsProvider, Clock and Queue are honoured: a custom Queue
+// stores and orders the ready items, called as client-go calls it (see
+// "Custom storage" in the package documentation).
 func NewTypedWithConfig[T comparable](config cgworkqueue.TypedQueueConfig[T]) *Typed[T] {
-	if config.Queue != nil {
-		klog.Background().Info("workqueue: TypedQueueConfig.Queue is not supported and is ignored", "queue", config.Name)
-	}
 	return New(context.Background(), Options[T]{
 		Name:            config.Name,
 		MetricsProvider: config.MetricsProvider,
 		Clock:           clockOrNil(config.Clock),
+		queue:           config.Queue,
 	})
 }
 
@@ -46,7 +44,8 @@ func NewTypedDelayingQueue[T comparable]() cgworkqueue.TypedDelayingInterface[T]
 
 // NewTypedDelayingQueueWithConfig is the drop-in for client-go's constructor
 // of the same name. Logger, Name, MetricsProvider and Clock are honoured;
-// config.Queue is not supported (ignored and logged).
+// config.Queue (a whole foreign queue for the delays to feed, unlike
+// TypedQueueConfig.Queue) is not supported (ignored and logged).
 func NewTypedDelayingQueueWithConfig[T comparable](config cgworkqueue.TypedDelayingQueueConfig[T]) cgworkqueue.TypedDelayingInterface[T] {
 	ctx := context.Background()
 	if config.Logger != nil {

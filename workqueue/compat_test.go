@@ -114,20 +114,18 @@ func TestRateLimitingWithCustomDelayingQueue(t *testing.T) {
 	})
 }
 
+// TypedDelayingQueueConfig.Queue (a whole foreign queue) is ignored; custom
+// storage through TypedQueueConfig.Queue is honoured (custom_test.go).
 func TestUnsupportedConfigFieldsAreIgnored(t *testing.T) {
 	logger := klog.Background()
-	q1 := NewTypedWithConfig(cgworkqueue.TypedQueueConfig[string]{Queue: cgworkqueue.DefaultQueue[string]()})
-	defer q1.ShutDown()
 	q2 := NewTypedDelayingQueueWithConfig(cgworkqueue.TypedDelayingQueueConfig[string]{
 		Logger: &logger, Queue: cgworkqueue.NewTyped[string](),
 	})
 	defer q2.ShutDown()
-	for _, q := range []cgworkqueue.TypedInterface[string]{q1, q2} {
-		q.Add("b")
-		q.Add("a")
-		if item, _ := q.Get(); item != "b" {
-			t.Fatalf("Get = %q, want b", item)
-		}
+	q2.Add("b")
+	q2.Add("a")
+	if item, _ := q2.Get(); item != "b" {
+		t.Fatalf("Get = %q, want b", item)
 	}
 	q3 := NewTypedDelayingQueue[string]()
 	defer q3.ShutDown()

@@ -60,6 +60,20 @@
 // non-zero priority is ever used count as enqueued when the queue was
 // created (this keeps Add free of clock reads); that only favours them.
 //
+// # Custom storage
+//
+// NewTypedWithConfig honours the Queue field of client-go's
+// TypedQueueConfig, a [k8s.io/client-go/util/workqueue.Queue] that stores
+// the ready items. The queue keeps its own deduplication, dirty and
+// processing bookkeeping, delays and metrics, and calls the custom Queue as
+// client-go does: Push when an item becomes ready (added, or Done for an
+// item added again while processing), Touch when an item already waiting is
+// added again, Pop in Get, Len in Len and Get. Its methods are called with
+// the queue's lock held: never concurrently, and they must not block or
+// call back into the queue. It decides the order, so AddOptions.Priority
+// has no effect on it. It must hand back every pushed item exactly once; an
+// item it pops that is not waiting is skipped (logged at V(2)).
+//
 // # Misuse
 //
 // Nothing panics on a queue made by New or a drop-in constructor (the zero
@@ -97,9 +111,12 @@
 //
 //   - No global state: client-go's workqueue.SetProvider does not reach
 //     these queues; pass a MetricsProvider (and a Name) explicitly.
-//   - The Queue field of client-go's config structs (a custom ordering) is
-//     ignored, with a log line; DelayingQueue in
-//     TypedRateLimitingQueueConfig is honoured.
+//   - The Queue field of TypedDelayingQueueConfig (a whole foreign queue
+//     for the delays to feed) is ignored, with a log line. DelayingQueue in
+//     TypedRateLimitingQueueConfig and Queue in TypedQueueConfig (custom
+//     storage, see "Custom storage") are honoured.
+//   - With custom storage, priorities do not order items, and an item the
+//     custom Queue pops twice is handed out once.
 //   - Done for an item that is not being processed is a no-op (client-go
 //     may queue a duplicate).
 //   - ItemExponentialRateLimiter returns the cap where client-go's float

@@ -53,6 +53,10 @@ type Options[T comparable] struct {
 	// OnMisuse, when set, is called (outside the queue's lock) every time a
 	// call is rejected or ignored: see MisuseKind. It must not block.
 	OnMisuse func(kind MisuseKind)
+
+	// queue, set only by the drop-in constructors, is a custom storage for
+	// the ready items (see custom.go).
+	queue customQueue[T]
 }
 
 // AddOptions qualifies one AddWithOptions call.

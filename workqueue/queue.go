@@ -48,8 +48,12 @@ type Typed[T comparable] struct {
 	// delays holds a live node for every stWaiting entry, plus stale ones.
 	delays delayHeap
 
-	// queued == fifoLive + prio.len(): the items Get can hand out now.
+	// queued == fifoLive + prio.len(): the items Get can hand out now. With
+	// a custom Queue it counts the entries pushed there and not yet popped.
 	queued int
+	// custom, when set, stores and orders the ready items instead of the
+	// ring and the heap (client-go's Queue config field; see custom.go).
+	custom customQueue[T]
 	// processing counts entries with stProcessing.
 	processing int
 	// inflight lists up to maxInflight entries, each with stProcessing and
@@ -105,6 +109,7 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 		logger:   klog.FromContext(ctx),
 		name:     opts.Name,
 		onMisuse: opts.OnMisuse,
+		custom:   opts.queue,
 		wake:     make(chan struct{}, 1),
 		stop:     make(chan struct{}),
 	}
@@ -130,7 +135,7 @@ func (q *Typed[T]) now() int64 { return int64(q.clock.Now().Sub(q.epoch)) }
 func (q *Typed[T]) Len() int {
 	q.lock()
 	defer q.mu.Unlock()
-	return q.queued
+	return q.readyLen()
 }
 
 // Get blocks until an item is ready and hands it out; the caller must call
@@ -138,19 +143,29 @@ func (q *Typed[T]) Len() int {
 // returns shutdown == true once none is left.
 func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.lock()
-	for q.queued == 0 && !q.shuttingDown {
-		q.getters.Add(1)
-		if q.in.n.Load() == 0 {
-			q.ready.Wait()
+	var idx int32
+	for {
+		for q.readyLen() == 0 && !q.shuttingDown {
+			q.getters.Add(1)
+			if q.in.n.Load() == 0 {
+				q.ready.Wait()
+			}
+			q.getters.Add(-1)
+			q.applyIntakeLocked()
 		}
-		q.getters.Add(-1)
-		q.applyIntakeLocked()
+		if q.readyLen() == 0 {
+			q.mu.Unlock()
+			return item, true
+		}
+		if q.custom == nil {
+			idx = q.popReady()
+			break
+		}
+		var ok bool
+		if idx, ok = q.popCustom(); ok {
+			break
+		}
 	}
-	if q.queued == 0 {
-		q.mu.Unlock()
-		return item, true
-	}
-	idx := q.popReady()
 	e := q.slab.at(idx)
 	e.state = e.state&^stQueued | stProcessing
 	q.processing++

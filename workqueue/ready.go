@@ -9,6 +9,10 @@ func (q *Typed[T]) addLocked(idx int32, prio int32) {
 	e := q.slab.at(idx)
 	switch {
 	case e.state&stQueued != 0:
+		if q.custom != nil {
+			q.custom.Touch(e.item)
+			return
+		}
 		q.raiseLocked(idx, prio)
 	case e.state&stProcessing != 0:
 		if e.state&stDirty != 0 {
@@ -43,10 +47,13 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 		e.enqAt = q.now()
 	}
 	e.key = agingKey(e.enqAt, prio, q.aging)
-	if prio == 0 {
+	switch {
+	case q.custom != nil:
+		q.custom.Push(e.item)
+	case prio == 0:
 		q.fifo.push(ringSlot{idx: idx, gen: e.ringGen})
 		q.fifoLive++
-	} else {
+	default:
 		q.prio.push(idx)
 	}
 	q.queued++
