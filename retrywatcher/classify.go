@@ -106,6 +106,9 @@ func describeEvent(ev watch.Event) string {
 		}
 		return fmt.Sprintf("ERROR object=%T", ev.Object)
 	}
+	if isNil(ev.Object) {
+		return fmt.Sprintf("%s object=%T(nil)", ev.Type, ev.Object)
+	}
 	if acc, err := meta.Accessor(ev.Object); err == nil {
 		return fmt.Sprintf("%s %s rv=%s", ev.Type, objectKey(acc), acc.GetResourceVersion())
 	}

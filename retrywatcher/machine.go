@@ -208,6 +208,9 @@ func (m *Machine) Event(ev watch.Event) []Effect {
 
 func (m *Machine) objectEvent(ev watch.Event) []Effect {
 	rv, ok := resourceVersionOf(ev.Object)
+	if !ok && ev.Type == watch.Bookmark {
+		return []Effect{Drop{Event: ev, Reason: DropMalformed}}
+	}
 	if !ok {
 		return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without a resource version", ev.Type, ev.Object))
 	}

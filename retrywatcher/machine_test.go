@@ -174,3 +174,29 @@ func render(effects []Effect) string {
 func state(m *Machine) string {
 	return fmt.Sprintf("phase=%s rv=%s\n", m.Phase(), m.ResourceVersion())
 }
+
+// TestTypedNilObjectsDoNotPanic: an event whose object is a typed nil
+// pointer (a broken decoder or fake) ends the watcher with an error instead
+// of panicking in GetResourceVersion, and renders in logs.
+func TestTypedNilObjectsDoNotPanic(t *testing.T) {
+	for _, typ := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark} {
+		m, err := NewMachine(Config{ResourceVersion: "5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Start()
+		m.WatchOpened()
+		ev := watch.Event{Type: typ, Object: (*corev1.ConfigMap)(nil)}
+		effects := m.Event(ev)
+		want := PhaseStopped // a data event without an RV would leave a gap
+		if typ == watch.Bookmark {
+			want = PhaseWatching // a bookmark is dropped: it only moves the resume point
+		}
+		if m.Phase() != want {
+			t.Errorf("%s of a typed nil: phase %v, effects %v; want %v", typ, m.Phase(), effects, want)
+		}
+		if got := describeEvent(ev); got != string(typ)+" object=*v1.ConfigMap(nil)" {
+			t.Errorf("describeEvent = %q", got)
+		}
+	}
+}
