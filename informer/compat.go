@@ -36,9 +36,9 @@ import (
 // before the next notification. Only the call that panicked is lost.
 //
 // An object that is not of exampleObject's type (a *corev1.ConfigMap on a
-// watch of Pods) is dropped, logged and counted (Informer.Status, Dropped),
-// as client-go's reflector drops it from a watch; the drop-in also drops it
-// from a list, where client-go would cache it. An unstructured example
+// watch of Pods) is dropped and logged, as client-go's reflector drops it
+// from a watch; the drop-in also drops it from a list, where client-go
+// would cache it. An unstructured example
 // object with a kind admits only objects of that group, version and kind.
 func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, defaultResync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, cache.SharedIndexInformerOptions{ResyncPeriod: defaultResync, Indexers: indexers})

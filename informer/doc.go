@@ -63,14 +63,22 @@
 // one goroutine per handler, and returns when all of them have stopped. A
 // slow handler delays neither the cache nor any other handler. Calls to one
 // handler are sequential; per key they follow the order of changes. A
-// panicking handler is recovered, logged with the object's key and counted;
-// its listener carries on. The objects handed out are the cached ones:
-// never modify them.
+// panicking handler call is recovered, logged (with Run's logger, or the
+// handler's own) with the object's key and counted; only that call is
+// lost, and the listener carries on. The objects handed out are the cached
+// ones: never modify them.
+//
+// # Bad objects
+//
+// An object for which Options.Transform fails or returns nil is dropped
+// alone: the rest of its list is applied. Drops are logged, counted
+// (Dropped) and reported by Status.
 //
 // # Testing
 //
 // The tests run informers against fake.Server under testing/synctest: exact
-// handler transcripts, relists with missed deletions, late handlers,
+// handler transcripts, relists with missed deletions, late handlers
+// (added at random points of a paginated first list, churn and relists),
 // resync, the reason WaitForSync reports, and convergence of the cache and
 // of every handler's view to the server under seeded random faults, with
 // client-go's informer in the same schedule. The drop-in must produce the
