@@ -64,9 +64,6 @@ type backoff struct {
 	last time.Time
 }
 
-// reset makes the next failure wait the initial delay again.
-func (b *backoff) reset() { b.next = 0 }
-
 // delay records a failure at now and returns how long to wait.
 func (b *backoff) delay(now time.Time, r *rand.Rand) time.Duration {
 	if !b.last.IsZero() && now.Sub(b.last) >= b.cfg.ResetAfter {
