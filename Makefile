@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver staticcheck demo bench
+.PHONY: test unit e2e lint apiserver staticcheck demo bench peer peer-baseline
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -14,6 +14,19 @@ unit:
 # e2e runs only the tests against the real apiserver.
 e2e: apiserver
 	$(GO) test -race -count=1 ./internal/testapiserver/... ./test/e2e/...
+
+# peer runs the peers' own test suites against listwatch's drop-ins:
+# controller-runtime's pkg/cache, pkg/controller and pkg/source (envtest, a
+# real kube-apiserver) with the cache's informers from
+# informer.NewSharedIndexInformer, and client-go's shared-informer, workqueue
+# and RetryWatcher tests ported onto the drop-ins. Fails on a failure not in
+# hack/peer/known-failures.txt. peer-baseline runs the same suites with the
+# peers' own constructors. See docs/testing.md, "Peer suites".
+peer: apiserver
+	bash hack/peer/run.sh listwatch
+
+peer-baseline: apiserver
+	bash hack/peer/run.sh baseline
 
 # apiserver builds (or finds cached) kube-apiserver v1.36.3 and etcd v3.6.8
 # for the real-apiserver tests; see docs/testing.md.

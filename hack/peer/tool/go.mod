@@ -1,0 +1,3 @@
+module github.com/listwatch/listwatch/hack/peer/tool
+
+go 1.26.0
