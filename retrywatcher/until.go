@@ -41,11 +41,15 @@ func Until(ctx context.Context, initialResourceVersion string, watcherClient cac
 // that happens — until each condition in turn is met. A 410 Gone is recovered
 // by relisting and delivering the differences, so no change goes unseen.
 // Unlike client-go's, no intermediate event is coalesced away.
+//
+// When ctx ends before the list answers, it returns as client-go's does:
+// "unable to sync caches" with a precondition, wait.ErrorInterrupted without
+// one. A list that ignores its context is then left running.
 func UntilWithSync(ctx context.Context, lw cache.ListerWatcher, objType runtime.Object, precondition PreconditionFunc, conditions ...ConditionFunc) (*watch.Event, error) {
 	lwc := cache.ToListerWatcherWithContext(lw)
-	list, err := lwc.ListWithContext(ctx, metav1.ListOptions{})
+	list, err := listOrDone(ctx, lwc, precondition != nil)
 	if err != nil {
-		return nil, fmt.Errorf("UntilWithSync: initial list: %w", err)
+		return nil, err
 	}
 	items, rv, err := listItems(list)
 	if err != nil {
@@ -73,6 +77,32 @@ func UntilWithSync(ctx context.Context, lw cache.ListerWatcher, objType runtime.
 	}
 	_ = objType // the list's own type is used; kept for client-go's signature
 	return until(ctx, initial, rw.ResultChan(), conditions)
+}
+
+// listOrDone lists, or gives up when ctx ends first, with client-go's
+// errors for that case.
+func listOrDone(ctx context.Context, lw cache.ListerWatcherWithContext, precondition bool) (runtime.Object, error) {
+	type result struct {
+		obj runtime.Object
+		err error
+	}
+	res := make(chan result, 1) // the list may answer after we gave up
+	go func() {
+		obj, err := lw.ListWithContext(ctx, metav1.ListOptions{})
+		res <- result{obj, err}
+	}()
+	select {
+	case r := <-res:
+		if r.err != nil {
+			return nil, fmt.Errorf("UntilWithSync: initial list: %w", r.err)
+		}
+		return r.obj, nil
+	case <-ctx.Done():
+		if precondition {
+			return nil, fmt.Errorf("UntilWithSync: unable to sync caches: %w", ctx.Err())
+		}
+		return nil, wait.ErrorInterrupted(nil)
+	}
 }
 
 // until applies conditions in turn to the events of initial and then ch,

@@ -1,12 +1,16 @@
 package retrywatcher
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -58,5 +62,36 @@ func TestUntilWithSync(t *testing.T) {
 			t.Fatalf("got %v, %v", ev, err)
 		}
 		srv.wg.Wait()
+	})
+}
+
+// TestUntilWithSyncGivesUpOnAHangingList: a list that ignores its context
+// does not hold UntilWithSync past ctx's end (client-go's
+// TestUntilWithSync cases "doesn't wait for sync with no precondition" and
+// "waits indefinitely with precondition if it can't sync").
+func TestUntilWithSyncGivesUpOnAHangingList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		lw := &cache.ListWatch{
+			ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+				<-release // ignores its context
+				return nil, errors.New("released")
+			},
+			WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return nil, errors.New("unused") },
+		}
+		cond := func(watch.Event) (bool, error) { return false, nil }
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := UntilWithSync(ctx, lw, &corev1.ConfigMap{}, nil, cond); !wait.Interrupted(err) {
+			t.Errorf("no precondition: err = %v, want wait.ErrorInterrupted", err)
+		}
+		ctx2, cancel2 := context.WithTimeout(t.Context(), time.Second)
+		defer cancel2()
+		pre := func(cache.Store) (bool, error) { return false, nil }
+		_, err := UntilWithSync(ctx2, lw, &corev1.ConfigMap{}, pre, cond)
+		if err == nil || err.Error() != "UntilWithSync: unable to sync caches: context deadline exceeded" {
+			t.Errorf("with a precondition: err = %v", err)
+		}
+		close(release)
 	})
 }
