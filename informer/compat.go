@@ -192,13 +192,14 @@ func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler
 }
 
 // RemoveEventHandler removes a handler registered on this informer;
-// removing it again is harmless. A handle from another informer is refused
-// with an error and removes nothing (client-go ignores it and returns nil).
+// removing it again is harmless. A handle from another informer is
+// ignored: nothing is removed and, as client-go does (its own
+// TestSharedInformerRemoveForeignHandler requires it), nil is returned.
 // To wait until the handler has stopped, use cache.ShutDownEventHandler.
 func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*compatRegistration)
 	if !ok || r.owner != c {
-		return fmt.Errorf("informer %s: event handler registration %p was not returned by this informer; nothing removed", c.name, handle)
+		return nil
 	}
 	r.reg.Remove()
 	return nil
