@@ -97,7 +97,14 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 // first one, by default, logs "Observed a panic" with the stack, using the
 // logger in ctx. utilruntime.ReallyCrash is not honoured: the panic is not
 // raised again. See NewSharedIndexInformer.
+//
+// As client-go's HandleCrash does, the logger is given the call depth that
+// makes a handler's log line name the line that panicked: from a panic
+// handler's log call, this function, listener.panicked, guarded.recover,
+// the runtime's panic and then the panicking function.
 func clientGoPanicHandlers(ctx context.Context, r any) {
+	const framesToPanic = 5
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithCallDepth(framesToPanic))
 	for _, fn := range utilruntime.PanicHandlers {
 		fn(ctx, r)
 	}

@@ -3,12 +3,14 @@ package informer
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -22,7 +24,8 @@ import (
 // logs "Observed a panic" with Run's logger, an added one sees the panic
 // value. With utilruntime.ReallyCrash left true (client-go's default, under
 // which client-go's informer would crash the process) the drop-in keeps
-// going: only the call that panicked is lost.
+// going: only the call that panicked is lost. The log line names the line
+// that panicked, as client-go's does (its TestEventPanics checks that).
 func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 	var (
 		mu       sync.Mutex
@@ -44,6 +47,8 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		srv.Create(t.Context(), newCM("b"))
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
 		h := &untypedEvents{}
+		_, _, line, _ := runtime.Caller(0)
+		panicLine := line + 5
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(obj any) {
 				if obj.(*corev1.ConfigMap).Name == "a" {
@@ -55,7 +60,7 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines logLines
-		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), lines.logger()))
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), lines.loggerWith(funcr.Options{LogCaller: funcr.All})))
 		done := make(chan struct{})
 		go func() { defer close(done); inf.RunWithContext(ctx) }()
 		defer func() { cancel(); <-done }()
@@ -75,9 +80,10 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 			t.Fatalf("panic handlers got %q, want one \"fake panic\"", reported)
 		}
 		got := lines.matching("Observed a panic")
-		if len(got) != 1 || !strings.Contains(got[0], `"key"="ns/a"`) || !strings.Contains(got[0], "fake panic") ||
+		caller := fmt.Sprintf(`"caller"={"file"="compat_panic_test.go" "line"=%d}`, panicLine)
+		if len(got) != 1 || !strings.Contains(got[0], caller) || !strings.Contains(got[0], "fake panic") ||
 			!strings.Contains(got[0], "*v1.ConfigMap") {
-			t.Fatalf("Run's logger got %q, want one \"Observed a panic\" for ns/a from the informer", got)
+			t.Fatalf("Run's logger got %q, want one \"Observed a panic\" from the informer at %s", got, caller)
 		}
 	})
 }

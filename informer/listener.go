@@ -374,12 +374,13 @@ func (g *guarded[T]) recover() {
 }
 
 // panicked accounts for one handler call that panicked with r: counted,
-// then logged, or handed to onPanic with the logger (and the key) in the
-// context.
+// then logged, or handed to onPanic with the handler's logger in the
+// context. It must be called directly by guarded.recover: onPanic may
+// count the frames up to the panic (see clientGoPanicHandlers).
 func (l *listener[T]) panicked(key string, r any) {
 	l.panics.Add(1)
 	if l.onPanic != nil {
-		l.onPanic(logr.NewContext(context.Background(), l.log.WithValues("key", key)), r)
+		l.onPanic(logr.NewContext(context.Background(), l.log), r)
 		return
 	}
 	l.log.Error(fmt.Errorf("panic: %v", r), "event handler panicked; continuing with the next notification", "key", key)

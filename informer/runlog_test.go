@@ -19,12 +19,14 @@ type logLines struct {
 	lines []string
 }
 
-func (l *logLines) logger() logr.Logger {
+func (l *logLines) logger() logr.Logger { return l.loggerWith(funcr.Options{}) }
+
+func (l *logLines) loggerWith(opts funcr.Options) logr.Logger {
 	return funcr.New(func(prefix, args string) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.lines = append(l.lines, prefix+" "+args)
-	}, funcr.Options{})
+	}, opts)
 }
 
 func (l *logLines) matching(sub string) []string {
