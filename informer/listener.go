@@ -45,9 +45,10 @@ type listener[T any] struct {
 	mode  DeliveryMode
 	clock clock.PassiveClock
 	log   logr.Logger
-	// onPanic, when set, takes handler panics instead of the log line; see
-	// Informer.onPanic.
-	onPanic func(ctx context.Context, r any)
+	// onPanic, when set, takes handler panics instead of the log line,
+	// with panicLog in the context; see Informer.onPanic.
+	onPanic  func(ctx context.Context, r any)
+	panicLog logr.Logger
 
 	mu   sync.Mutex
 	cond sync.Cond // signalled on new work and on stop; uses mu
@@ -380,7 +381,7 @@ func (g *guarded[T]) recover() {
 func (l *listener[T]) panicked(key string, r any) {
 	l.panics.Add(1)
 	if l.onPanic != nil {
-		l.onPanic(logr.NewContext(context.Background(), l.log), r)
+		l.onPanic(logr.NewContext(context.Background(), l.panicLog), r)
 		return
 	}
 	l.log.Error(fmt.Errorf("panic: %v", r), "event handler panicked; continuing with the next notification", "key", key)

@@ -3,6 +3,8 @@ package informer
 import (
 	"context"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // Registration is a handler's membership of an informer.
@@ -111,8 +113,12 @@ const replayChunk = 1024
 // A handler registered before Run was given the discard logger then: it
 // logs with Run's from now on.
 func (inf *Informer[T]) startListener(r *Registration[T]) {
+	r.l.panicLog = r.l.log
 	if !r.ownLogger {
 		r.l.log = inf.log
+		// onPanic gets Run's logger as Run got it, without the informer's
+		// name: client-go's panic log carries no name but the handler's.
+		r.l.panicLog = klog.FromContext(inf.runCtx)
 	}
 	ctx := inf.runCtx
 	inf.wg.Go(func() {
