@@ -73,11 +73,13 @@ func TestUntilWithSyncGivesUpOnAHangingList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		lw := &cache.ListWatch{
-			ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+			ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 				<-release // ignores its context
 				return nil, errors.New("released")
 			},
-			WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return nil, errors.New("unused") },
+			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+				return nil, errors.New("unused")
+			},
 		}
 		cond := func(watch.Event) (bool, error) { return false, nil }
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
