@@ -18,6 +18,15 @@ func (m *Machine[T]) report(reason Reason, err error) {
 	m.emit(ReportError{Reason: reason, Err: err})
 }
 
+// notice records and counts a problem the machine works around in the
+// same cycle: like report, but the shell logs it at V(4) and does not hand
+// it to the error hook (ReportError.Quiet).
+func (m *Machine[T]) notice(reason Reason, err error) {
+	m.reason, m.lastErr = reason, err
+	m.cfg.Metrics.Error(reason)
+	m.emit(ReportError{Reason: reason, Err: err, Quiet: true})
+}
+
 // healthy clears the error state after a successful request.
 func (m *Machine[T]) healthy() {
 	m.reason, m.lastErr, m.failures = ReasonNone, nil, 0

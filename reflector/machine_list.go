@@ -123,14 +123,13 @@ func (m *Machine[T]) replace(items []T, rv string) {
 // without (a broken server; client-go's fake clientset) is accepted, but
 // nothing ties it to the server's history, so the watch after it is never
 // resumed: when it ends, the machine lists again. Reported once per
-// unanchored list, quietly (ReportError.Quiet): fake clientsets do it all
+// unanchored list, quietly (notice): fake clientsets do it all
 // the time.
 func (m *Machine[T]) anchor(rv string) {
 	m.unanchored = rv == ""
 	if m.unanchored {
-		m.cfg.Metrics.Error(ReasonInvalidResourceVersion)
-		m.emit(ReportError{Reason: ReasonInvalidResourceVersion, Quiet: true,
-			Err: errors.New("list without a resourceVersion: the watch after it will not be resumed")})
+		m.notice(ReasonInvalidResourceVersion,
+			errors.New("list without a resourceVersion: the watch after it will not be resumed"))
 	}
 }
 

@@ -110,9 +110,7 @@ func (m *Machine[T]) streamError(reason Reason, err error) {
 	case reason == ReasonTooManyRequests, reason == ReasonConnection, m.cfg.WatchList == WatchListForce:
 		m.fail(reason, err, resumeStream)
 	default:
-		m.reason, m.lastErr = reason, err
-		m.cfg.Metrics.Error(reason)
-		m.emit(ReportError{Reason: reason, Err: err, Quiet: true})
+		m.notice(reason, err)
 		m.startList(m.relistRV())
 	}
 }
