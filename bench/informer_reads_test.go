@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
+)
+
+// Reads-during-writes at informer level: hotPods pods, every fifth of
+// them in the namespace "hot" (hotPods/5 = 10k), while readers loop
+// ByIndex("namespace", "hot") and a watch delivers MODIFIED events.
+const (
+	hotPods = 50_000
+	hotNS   = "hot"
+)
+
+// hotCorpus is the cached list and one MODIFIED event per pod (a new
+// version, as nextVersion makes it).
+var hotCorpus = sync.OnceValues(func() ([]corev1.Pod, []watch.Event) {
+	c := theCorpus()
+	items := make([]corev1.Pod, hotPods)
+	events := make([]watch.Event, hotPods)
+	for i := range items {
+		items[i] = c.list[i]
+		if i%5 == 0 {
+			items[i].Namespace = hotNS
+		}
+		events[i] = watch.Event{Type: watch.Modified, Object: nextVersion(&items[i], 1)}
+	}
+	return items, events
+})
+
+// readSubject is one informer with concurrent cache readers, for any of
+// the three subjects: listwatch's typed informer, its client-go drop-in,
+// and client-go's own.
+type readSubject struct {
+	feed *feedLW
+	// read lists the hot namespace through the namespace index and
+	// returns how many objects it got.
+	read func() int
+	// seen is signalled when a handler gets the object last.
+	seen chan struct{}
+	last atomic.Pointer[corev1.Pod]
+	stop func()
+}
+
+func (s *readSubject) hit(p *corev1.Pod) {
+	if p == s.last.Load() {
+		s.seen <- struct{}{}
+	}
+}
+
+func startReadSubject(b *testing.B, subject string) *readSubject {
+	items, _ := hotCorpus()
+	s := &readSubject{feed: newFeed(items, "1", true), seen: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var synced func() bool
+	switch subject {
+	case "listwatch":
+		inf, err := informer.New(informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.feed)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+			UpdateFunc: func(_, p *corev1.Pod) { s.hit(p) },
+		}, informer.HandlerOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		rd := inf.Reader()
+		s.read = func() int {
+			l, _ := rd.ByIndex(store.NamespaceIndex, hotNS)
+			return len(l)
+		}
+		synced = inf.HasSynced
+		wg.Go(func() { _ = inf.Run(ctx) })
+	case "listwatch-dropin", "client-go":
+		newInformer := cache.NewSharedIndexInformer
+		if subject == "listwatch-dropin" {
+			newInformer = informer.NewSharedIndexInformer
+		}
+		inf := newInformer(s.feed, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(_, o any) { s.hit(o.(*corev1.Pod)) },
+		}); err != nil {
+			b.Fatal(err)
+		}
+		idx := inf.GetIndexer()
+		s.read = func() int {
+			l, _ := idx.ByIndex(cache.NamespaceIndex, hotNS)
+			return len(l)
+		}
+		synced = inf.HasSynced
+		wg.Go(func() { inf.RunWithContext(ctx) })
+	default:
+		b.Fatalf("unknown subject %q", subject)
+	}
+	s.stop = func() { cancel(); wg.Wait() }
+	deadline := time.Now().Add(5 * time.Minute)
+	for !synced() {
+		if time.Now().After(deadline) {
+			b.Fatal("informer did not sync")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return s
+}
+
+// BenchmarkInformerReadsDuringWrites (issue 15): a whole informer, as a
+// user runs it, with 50k cached pods of which 10k are in one namespace;
+// 1, 10 or 40 goroutines loop GetIndexer().ByIndex("namespace", "hot")
+// (the typed Reader().ByIndex for listwatch's typed informer) while the
+// watch delivers b.N MODIFIED events. One op is one event, counted from
+// the first send until a handler has seen the last one (so every write
+// is in the cache); writes/s and reads/s are over that span. Subjects:
+// listwatch (typed), listwatch-dropin (informer.NewSharedIndexInformer)
+// and client-go (cache.NewSharedIndexInformer), in the same run. The
+// informer is synced once per sub-benchmark and reused across rounds.
+func BenchmarkInformerReadsDuringWrites(b *testing.B) {
+	_, events := hotCorpus()
+	want := hotPods / 5
+	for _, readers := range []int{1, 10, 40} {
+		for _, subject := range []string{"listwatch", "listwatch-dropin", "client-go"} {
+			var s *readSubject
+			next := 0
+			b.Run(fmt.Sprintf("readers=%d/%s", readers, subject), func(b *testing.B) {
+				if s == nil {
+					s = startReadSubject(b, subject)
+				}
+				var reads atomic.Int64
+				stop := make(chan struct{})
+				var wg sync.WaitGroup
+				for range readers {
+					wg.Go(func() {
+						for {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+							if got := s.read(); got != want {
+								panic(fmt.Sprintf("listed %d pods, want %d", got, want))
+							}
+							reads.Add(1)
+						}
+					})
+				}
+				time.Sleep(10 * time.Millisecond) // let the readers get going
+				b.ResetTimer()
+				r0 := reads.Load()
+				m := startMeter()
+				for i := range b.N {
+					ev := events[next%len(events)]
+					next++
+					if i == b.N-1 {
+						// A fresh object the handler can recognise.
+						p := *ev.Object.(*corev1.Pod)
+						s.last.Store(&p)
+						ev.Object = &p
+					}
+					s.feed.ch <- ev
+				}
+				select {
+				case <-s.seen:
+				case <-time.After(5 * time.Minute):
+					b.Fatal("the last event never reached the handler")
+				}
+				m.stop()
+				r1 := reads.Load()
+				b.StopTimer()
+				close(stop)
+				wg.Wait()
+				b.ReportMetric(float64(b.N)/m.elapsed.Seconds(), "writes/s")
+				b.ReportMetric(float64(r1-r0)/m.elapsed.Seconds(), "reads/s")
+			})
+			if s != nil {
+				s.stop()
+			}
+		}
+	}
+}
