@@ -29,12 +29,16 @@ type objectDecoder[T interface {
 	listKind   string                  // the kind of T's list
 	fast       bool                    // T has a generated Unmarshal method
 	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
+
+	strip      bool // Options.StripManagedFields
+	splitProto bool // strip, fast, and T has the layout metadata.go assumes
 }
 
 func newObjectDecoder[T interface {
 	*E
 	runtime.Object
-}, E any](s *runtime.Scheme) (*objectDecoder[T, E], error) {
+}, E any](opts Options) (*objectDecoder[T, E], error) {
+	s := opts.Scheme
 	gvks, _, err := s.ObjectKinds(T(new(E)))
 	if err != nil {
 		return nil, fmt.Errorf("restsource: the scheme does not know %T: %w", T(new(E)), err)
@@ -44,6 +48,13 @@ func newObjectDecoder[T interface {
 	_, d.fast = any(T(new(E))).(unmarshaler)
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
+	}
+	if opts.StripManagedFields {
+		if objectMetaOf(T(new(E))) == nil {
+			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
+		}
+		d.strip = true
+		d.splitProto = d.fast && protoLayoutOK(T(new(E)))
 	}
 	return d, nil
 }
@@ -80,9 +91,20 @@ func (d *objectDecoder[T, E]) protobuf(raw []byte, status bool) (runtime.Object,
 func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 	obj := T(new(E))
 	if d.fast {
-		if err := any(obj).(unmarshaler).Unmarshal(payload); err != nil {
+		err := errUnsplittable
+		if d.splitProto {
+			err = unmarshalWithoutManagedFields(payload, any(obj).(unmarshaler), objectMetaOf(obj))
+			if err == errUnsplittable {
+				obj = T(new(E)) // start again from scratch
+			}
+		}
+		if err == errUnsplittable {
+			err = any(obj).(unmarshaler).Unmarshal(payload)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
+		d.finish(obj)
 		return obj, nil
 	}
 	if whole == nil {
@@ -92,7 +114,16 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	d.finish(obj)
 	return obj, nil
+}
+
+// finish applies the options to a decoded object: whatever decoding path
+// it took, a stripped object has no managedFields.
+func (d *objectDecoder[T, E]) finish(obj T) {
+	if d.strip {
+		objectMetaOf(obj).ManagedFields = nil
+	}
 }
 
 // json decodes one JSON object. The kind is checked after decoding, from
@@ -105,6 +136,9 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
 	} else {
 		obj = T(new(E))
+		if d.strip {
+			raw = stripManagedFieldsJSON(raw)
+		}
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
@@ -124,6 +158,9 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 		return nil, fmt.Errorf("expected %s %s, got %s %s", wantVersion, wantKind, gvk.GroupVersion(), gvk.Kind)
 	}
 	ok.SetGroupVersionKind(schema.GroupVersionKind{})
+	if !status {
+		d.finish(obj.(T))
+	}
 	return obj, nil
 }
 
@@ -131,9 +168,13 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 // own, and whatever TypeMeta they do carry is kept, as client-go does.
 func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	obj := T(new(E))
+	if d.strip {
+		raw = stripManagedFieldsJSON(raw)
+	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
+	d.finish(obj)
 	return obj, nil
 }
 

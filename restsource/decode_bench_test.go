@@ -88,7 +88,7 @@ func BenchmarkDecodeFrame(b *testing.B) {
 		name := map[string]string{ContentTypeProtobuf: "protobuf", ContentTypeJSON: "json"}[ct]
 		frame := benchFrame(b, ct)
 		b.Run(name+"/restsource", func(b *testing.B) {
-			dec, err := newObjectDecoder[*corev1.Pod](scheme.Scheme)
+			dec, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -93,6 +93,14 @@ func skipValue(b []byte, i int) (int, error) {
 // the JSON object that is all of b (surrounding spaces allowed). Keys are
 // matched case-sensitively by the callers, as Kubernetes' decoders do.
 func eachMember(b []byte, fn func(key, value []byte) error) error {
+	return eachMemberAt(b, func(key []byte, _, valStart, valEnd int) error {
+		return fn(key, b[valStart:valEnd])
+	})
+}
+
+// eachMemberAt is eachMember with offsets in b: the start of the member's
+// key (its opening quote) and the span of its value.
+func eachMemberAt(b []byte, fn func(key []byte, keyStart, valStart, valEnd int) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) {
 		return errJSONEnd
@@ -111,6 +119,7 @@ func eachMember(b []byte, fn func(key, value []byte) error) error {
 			if b[i] != '"' {
 				return fmt.Errorf("invalid character %q looking for the beginning of an object key", b[i])
 			}
+			keyStart := i
 			end, escaped, err := skipString(b, i)
 			if err != nil {
 				return err
@@ -132,7 +141,7 @@ func eachMember(b []byte, fn func(key, value []byte) error) error {
 			if err != nil {
 				return err
 			}
-			if err := fn(key, b[i:vend]); err != nil {
+			if err := fn(key, keyStart, i, vend); err != nil {
 				return err
 			}
 			i = skipSpace(b, vend)

@@ -54,6 +54,17 @@ type Options struct {
 	// generated protobuf Unmarshal method are decoded through this scheme's
 	// codecs.
 	Scheme *k8sruntime.Scheme
+
+	// StripManagedFields leaves every object's metadata.managedFields out
+	// while decoding, in lists and watch events alike: the result is the
+	// object decoded in full with ManagedFields set to nil afterwards (what
+	// informer.StripManagedFields does), without the managedFields ever
+	// being decoded or allocated. Protobuf skips the field by its wire
+	// type; JSON cuts the member from the object's bytes before the typed
+	// decoder sees it. T must have an ObjectMeta (GetObjectMeta); types on
+	// the scheme's decoding path (no generated Unmarshal method) are
+	// decoded in full and then stripped.
+	StripManagedFields bool
 }
 
 // maxDefaultWorkers caps the default number of decode workers.

@@ -43,7 +43,7 @@ func New[T interface {
 	if err != nil {
 		return nil, err
 	}
-	dec, err := newObjectDecoder[T, E](opts.Scheme)
+	dec, err := newObjectDecoder[T, E](opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,202 @@
+package restsource
+
+import (
+	"bytes"
+	"errors"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// This file is the one place that knows the layout of an object's
+// metadata: where ObjectMeta sits in a T's protobuf message and JSON
+// object, and how its managedFields are left out while decoding
+// (Options.StripManagedFields).
+//
+// Every built-in type (and every type generated the same way) encodes its
+// ObjectMeta as field 1, "metadata", and ObjectMeta encodes managedFields
+// as its field 17, "managedFields". The result of decoding with skipping
+// is, by construction and by the differential tests, the result of a full
+// decode with ManagedFields set to nil afterwards.
+
+// Protobuf field numbers of the metadata layout.
+const (
+	protoMetadataField      protowire.Number = 1  // metadata in every object
+	protoManagedFieldsField protowire.Number = 17 // managedFields in ObjectMeta
+)
+
+// objectMetaOf returns obj's ObjectMeta, or nil if obj has none.
+func objectMetaOf(obj any) *metav1.ObjectMeta {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil
+	}
+	om, _ := a.GetObjectMeta().(*metav1.ObjectMeta)
+	return om
+}
+
+// errUnsplittable says a message could not be split into fields; the
+// caller then decodes it in full, and the generated decoder reports
+// whatever is wrong with it.
+var errUnsplittable = errors.New("restsource: message not splittable")
+
+// unmarshalWithoutManagedFields decodes msg, the protobuf message of an
+// object whose ObjectMeta om belongs to u, into u as u.Unmarshal(msg)
+// would, except that ObjectMeta's managedFields are skipped by wire type,
+// never decoded. The generated decoders merge into what they decode into,
+// so msg is decoded in runs of consecutive fields: runs without metadata
+// by u.Unmarshal, each metadata field by om.Unmarshal on the runs of its
+// own fields that are not managedFields. Nothing is copied. If msg cannot
+// be split into fields, the result is errUnsplittable and u is left
+// partly decoded.
+func unmarshalWithoutManagedFields(msg []byte, u unmarshaler, om *metav1.ObjectMeta) error {
+	return eachRun(msg, protoMetadataField, u.Unmarshal, func(meta []byte) error {
+		return eachRun(meta, protoManagedFieldsField, om.Unmarshal, func([]byte) error { return nil })
+	})
+}
+
+// eachRun splits msg into its fields: every length-delimited field number
+// special is passed to special, and the runs of other fields in between
+// to other, all in the order of msg. A field number special of another
+// wire type is left in a run, for the generated decoder to reject.
+func eachRun(msg []byte, special protowire.Number, other, fn func([]byte) error) error {
+	start := 0 // of the current run
+	for i := 0; i < len(msg); {
+		num, typ, n := protowire.ConsumeTag(msg[i:])
+		if n < 0 {
+			return errUnsplittable
+		}
+		if num != special || typ != protowire.BytesType {
+			m := protowire.ConsumeFieldValue(num, typ, msg[i+n:])
+			if m < 0 {
+				return errUnsplittable
+			}
+			i += n + m
+			continue
+		}
+		v, m := protowire.ConsumeBytes(msg[i+n:])
+		if m < 0 {
+			return errUnsplittable
+		}
+		if start < i {
+			if err := other(msg[start:i]); err != nil {
+				return err
+			}
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+		i += n + m
+		start = i
+	}
+	if start < len(msg) {
+		return other(msg[start:])
+	}
+	return nil
+}
+
+// protoLayoutOK reports whether T's protobuf encoding has the layout this
+// file assumes: ObjectMeta as field 1 with managedFields as its field 17.
+// It encodes a T with a name and one managedFields entry and looks.
+func protoLayoutOK(obj any) bool {
+	om := objectMetaOf(obj)
+	m, ok := obj.(interface{ Marshal() ([]byte, error) })
+	if om == nil || !ok {
+		return false
+	}
+	om.Name = "n"
+	om.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
+	data, err := m.Marshal()
+	if err != nil {
+		return false
+	}
+	var name, managed bool
+	err = eachRun(data, protoMetadataField, func([]byte) error { return nil }, func(meta []byte) error {
+		return eachField(meta, func(num protowire.Number, v []byte) error {
+			name = name || num == 1 && string(v) == "n"
+			managed = managed || num == protoManagedFieldsField
+			return nil
+		})
+	})
+	return err == nil && name && managed
+}
+
+// JSON member names of the metadata layout.
+const (
+	jsonMetadataKey      = "metadata"
+	jsonManagedFieldsKey = "managedFields"
+)
+
+// stripManagedFieldsJSON removes every "managedFields" member of every
+// "metadata" member of the JSON object obj, in place, and returns the
+// shortened object: the typed decoder that follows never sees them. obj
+// is returned unchanged if it has none, or if it is not well-formed enough
+// to be split (the typed decoder then reports the error).
+func stripManagedFieldsJSON(obj []byte) []byte {
+	for {
+		from, to := managedFieldsSpan(obj)
+		if from == to {
+			return obj
+		}
+		n := copy(obj[from:], obj[to:])
+		obj = obj[:from+n]
+	}
+}
+
+// errFound stops a scan early.
+var errFound = errors.New("found")
+
+// managedFieldsSpan returns the span [from, to) of obj to cut to remove
+// its first managedFields member (with the comma that separates it from
+// its neighbours), or from == to if there is none.
+func managedFieldsSpan(obj []byte) (from, to int) {
+	err := eachMemberAt(obj, func(key []byte, _, valStart, valEnd int) error {
+		if meta := obj[valStart:valEnd]; string(key) == jsonMetadataKey && len(meta) > 0 && meta[0] == '{' {
+			if f, t := memberSpan(meta, jsonManagedFieldsKey); f != t {
+				from, to = valStart+f, valStart+t
+				return errFound
+			}
+		}
+		// JSON allows a key more than once (the typed decoder merges the
+		// values): a later metadata member has its key spelled out or
+		// escaped. If neither can be in the rest, stop here.
+		if rest := obj[valEnd:]; bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+jsonMetadataKey+`"`)) {
+			return errFound
+		}
+		return nil
+	})
+	if err != nil && err != errFound {
+		return 0, 0
+	}
+	return from, to
+}
+
+// memberSpan returns the span of the JSON object obj to cut to remove its
+// first member named key: up to the next member's key if there is one,
+// else from the end of the previous member's value (taking the comma),
+// else the member alone. from == to if there is no such member or obj is
+// malformed.
+func memberSpan(obj []byte, key string) (from, to int) {
+	prevEnd, keyStart, valEnd, next := -1, -1, -1, -1
+	err := eachMemberAt(obj, func(k []byte, ks, _, ve int) error {
+		switch {
+		case keyStart >= 0:
+			next = ks
+			return errFound
+		case string(k) == key:
+			keyStart, valEnd = ks, ve
+		default:
+			prevEnd = ve
+		}
+		return nil
+	})
+	switch {
+	case keyStart < 0 || err != nil && err != errFound:
+		return 0, 0
+	case next >= 0:
+		return keyStart, next
+	case prevEnd >= 0:
+		return prevEnd, valEnd
+	}
+	return keyStart, valEnd
+}
