@@ -30,8 +30,9 @@ type objectDecoder[T interface {
 	fast       bool                    // T has a generated Unmarshal method
 	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
 
-	strip      bool // Options.StripManagedFields
-	splitProto bool // strip, fast, and T has the layout metadata.go assumes
+	strip      bool      // Options.StripManagedFields
+	splitProto bool      // strip, fast, and T has the layout metadata.go assumes
+	interner   *Interner // Options.Interner
 }
 
 func newObjectDecoder[T interface {
@@ -49,6 +50,7 @@ func newObjectDecoder[T interface {
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
 	}
+	d.interner = opts.Interner
 	if opts.StripManagedFields {
 		if objectMetaOf(T(new(E))) == nil {
 			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
@@ -119,10 +121,14 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 }
 
 // finish applies the options to a decoded object: whatever decoding path
-// it took, a stripped object has no managedFields.
+// it took, a stripped object has no managedFields, and an interned one
+// shares its repeating strings.
 func (d *objectDecoder[T, E]) finish(obj T) {
 	if d.strip {
 		objectMetaOf(obj).ManagedFields = nil
+	}
+	if d.interner != nil {
+		internObject(d.interner, obj)
 	}
 }
 

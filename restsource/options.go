@@ -65,6 +65,15 @@ type Options struct {
 	// the scheme's decoding path (no generated Unmarshal method) are
 	// decoded in full and then stripped.
 	StripManagedFields bool
+
+	// Interner, if set, deduplicates the strings that repeat across the
+	// decoded objects (namespaces, labels, annotations, owner references;
+	// for pods also node, container, image, volume and env names, ...):
+	// the cached objects share one copy of each. The objects are equal
+	// to those decoded without it. One Interner may serve several Sources;
+	// see NewInterner for its (fixed) size and Interner.Stats for its hit
+	// rate.
+	Interner *Interner
 }
 
 // maxDefaultWorkers caps the default number of decode workers.

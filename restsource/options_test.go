@@ -30,7 +30,7 @@ func stripped(objs ...*corev1.Pod) []*corev1.Pod {
 	return objs
 }
 
-// TestMemoryOptionsEndToEnd: with StripManagedFields, lists
+// TestMemoryOptionsEndToEnd: with StripManagedFields (and an Interner), lists
 // and watches deliver exactly client-go's objects with ManagedFields set
 // to nil, in both encodings, inline and with workers.
 func TestMemoryOptionsEndToEnd(t *testing.T) {
@@ -63,8 +63,15 @@ func TestMemoryOptionsEndToEnd(t *testing.T) {
 				stripped(p)
 			}
 		}
-		for _, workers := range []int{1, 3} {
-			src := optionsSource(t, srv, ct, workers, restsource.Options{StripManagedFields: true})
+		for _, c := range []struct {
+			workers int
+			opts    restsource.Options
+		}{
+			{1, restsource.Options{StripManagedFields: true}},
+			{3, restsource.Options{StripManagedFields: true}},
+			{3, restsource.Options{StripManagedFields: true, Interner: restsource.NewInterner(64)}},
+		} {
+			src := optionsSource(t, srv, ct, c.workers, c.opts)
 			got, err := src.ListWithContext(t.Context(), metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
