@@ -22,6 +22,14 @@
 // a selector back, e.g. the one a response echoes, into apimachinery's
 // sharding.Selector.
 //
+// A [Member] is one replica's place in a ring of replicas: it holds a
+// coordination.k8s.io/v1 Lease labelled [RingLabel]=<ring> (named
+// <ring>-<identity>, identity the pod name by default), renews it, watches
+// the ring's Leases and, whenever the set of live members changes, computes
+// the new [Assignment] and hands a [Change] (what the member gained and
+// lost) to [MemberOptions.OnChange]. A Lease is live while its renewTime
+// plus leaseDurationSeconds is after now ([Peer.Live], [LiveMembers]).
+//
 // docs/sharding.md has the design, the guarantees and the measured
 // figures.
 //
@@ -38,12 +46,30 @@
 //		keep := m.Owns(obj)
 //	}
 //
+// Joining a ring:
+//
+//	mem, err := shard.NewMember(ctx, shard.MemberOptions{
+//		Client:    clientset,
+//		Namespace: "my-controller",
+//		Ring:      "pods",
+//		OnChange: func(c shard.Change) {
+//			// c.Assignment.Selector(c.Member, shard.FieldUID), c.Gained, c.Lost
+//		},
+//	})
+//	go mem.Run(ctx) // releases the Lease when ctx ends
+//
 // # Concurrency
 //
 // [Assignment], [Matcher] and [Range] values are immutable once made and
 // safe for concurrent use; [Assignment.With] and [Assignment.Without]
 // return new assignments and leave the receiver unchanged. Computing an
 // assignment starts no goroutine and reads no clock.
+//
+// [Member.Run] starts a client-go Lease informer (its goroutines end before
+// Run returns) and does everything else on its own goroutine: renewals,
+// liveness, OnChange calls, which are therefore sequential and in order. A
+// slow OnChange delays renewals, so it must hand work off rather than do it.
+// [Member.Assignment] and [Member.Status] may be called from any goroutine.
 //
 // # Testing
 //
@@ -52,5 +78,10 @@
 // exactly the slices the rewrite says, all to the newcomer or from the
 // leaver, and about slices/N of them); the hash against the server's; the
 // selector through apimachinery's sharding.Selector (same string, same
-// Matches as the client-side Matcher on random objects).
+// Matches as the client-side Matcher on random objects). Member runs under
+// testing/synctest against client-go's fake clientset with a fake clock
+// (k8s.io/utils/clock/testing): joins, renewals, a peer that stops
+// renewing, a member whose renewals fail (it counts itself out when its own
+// Lease lapses), release on shutdown; goleak checks that nothing is left
+// running.
 package shard

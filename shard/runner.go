@@ -1,0 +1,208 @@
+package shard
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+)
+
+// runner is the state of one Run, touched only by Run's goroutine.
+type runner struct {
+	m      *Member
+	clock  clock.WithTicker
+	leases coordinationclient.LeaseInterface
+	lister coordinationlisters.LeaseNamespaceLister
+	// view turns peers into Changes.
+	view view
+	// lease is our Lease as last written (for the next Update), nil when
+	// unknown: the next renewal reads it first.
+	lease *coordinationv1.Lease
+	// self is our own Peer as last written; Identity empty before the
+	// first successful write. It stands for our Lease in the peers, so
+	// that a slow watch never makes us doubt ourselves.
+	self Peer
+}
+
+// loop renews and evaluates until ctx ends, then leaves the ring. synced is
+// closed once the Lease informer has delivered its first list.
+func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan struct{}) {
+	ticker := r.clock.NewTicker(r.m.opts.RenewInterval)
+	defer ticker.Stop()
+	var expiry clock.Timer
+	defer func() {
+		if expiry != nil {
+			expiry.Stop()
+		}
+	}()
+	r.renew(ctx)
+	for {
+		var expired <-chan time.Time
+		if synced == nil {
+			next := r.evaluate()
+			if expiry != nil {
+				expiry.Stop()
+				expiry = nil
+			}
+			if !next.IsZero() {
+				expiry = r.clock.NewTimer(next.Sub(r.clock.Now()))
+				expired = expiry.C()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			r.leave(ctx)
+			return
+		case <-ticker.C():
+			r.renew(ctx)
+		case <-poke:
+		case <-synced:
+			synced = nil
+			r.m.setStatus(func(s *Status) { s.Synced = true })
+		case <-expired:
+		}
+	}
+}
+
+// peers reads the ring's Leases from the informer's cache, our own replaced
+// by what we last wrote.
+func (r *runner) peers() []Peer {
+	ls, err := r.lister.List(labels.SelectorFromSet(labels.Set{RingLabel: r.m.opts.Ring}))
+	if err != nil { // a lister over a cache does not fail
+		r.m.log.Error(err, "Listing the ring's Leases from the cache")
+	}
+	out := make([]Peer, 0, len(ls)+1)
+	for _, l := range ls {
+		if p, ok := PeerFromLease(l); ok && p.Identity != r.self.Identity && p.Identity != r.m.opts.Identity {
+			out = append(out, p)
+		}
+	}
+	if r.self.Identity != "" {
+		out = append(out, r.self)
+	}
+	return out
+}
+
+// evaluate publishes the assignment if the live members changed and
+// returns when to look again (zero: only on a Lease event).
+func (r *runner) evaluate() time.Time {
+	now := r.clock.Now()
+	peers := r.peers()
+	c, changed, next := r.view.observe(peers, now)
+	conflicts := r.view.conflicts(peers, now)
+	if changed {
+		r.publish(c)
+	}
+	r.m.setStatus(func(s *Status) { s.Conflicts = conflicts })
+	return next
+}
+
+// publish records c and hands it to OnChange.
+func (r *runner) publish(c Change) {
+	r.m.current.Store(c.Assignment)
+	owned := len(c.Assignment.Owned(r.m.opts.Identity))
+	r.m.setStatus(func(s *Status) { s.Members, s.Owned = c.Assignment.Members(), owned })
+	r.m.log.V(2).Info("Ring assignment changed", "members", len(c.Assignment.members),
+		"owned", owned, "gained", len(c.Gained), "lost", len(c.Lost))
+	if r.m.opts.OnChange != nil {
+		r.m.opts.OnChange(c)
+	}
+}
+
+// spec is our Lease's spec renewed at now.
+func (r *runner) spec(now time.Time, acquired *metav1.MicroTime) coordinationv1.LeaseSpec {
+	t := metav1.NewMicroTime(now)
+	if acquired == nil {
+		acquired = &t
+	}
+	return coordinationv1.LeaseSpec{
+		HolderIdentity:       ptr.To(r.m.opts.Identity),
+		LeaseDurationSeconds: ptr.To(int32(r.m.opts.LeaseDuration / time.Second)),
+		AcquireTime:          acquired,
+		RenewTime:            &t,
+	}
+}
+
+// renew writes our Lease with renewTime now: an update of the copy we hold,
+// or, when we hold none (first write, or the last one failed), a create, or
+// a take-over of a Lease of our name left by an earlier incarnation.
+func (r *runner) renew(ctx context.Context) {
+	now := r.clock.Now()
+	var (
+		written *coordinationv1.Lease
+		err     error
+	)
+	if r.lease != nil {
+		l := r.lease.DeepCopy()
+		l.Spec = r.spec(now, l.Spec.AcquireTime)
+		written, err = r.leases.Update(ctx, l, metav1.UpdateOptions{})
+	} else {
+		var found *coordinationv1.Lease
+		found, err = r.leases.Get(ctx, r.m.opts.leaseName, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			l := r.m.leaseOf()
+			r.label(l)
+			l.Spec = r.spec(now, nil)
+			written, err = r.leases.Create(ctx, l, metav1.CreateOptions{})
+		case err == nil:
+			l := found.DeepCopy()
+			r.label(l)
+			l.Spec = r.spec(now, nil)
+			written, err = r.leases.Update(ctx, l, metav1.UpdateOptions{})
+		}
+	}
+	if err != nil {
+		r.lease = nil
+		if ctx.Err() == nil {
+			r.m.log.Error(err, "Renewing the member's Lease", "lease", r.m.opts.leaseName)
+		}
+		r.m.setStatus(func(s *Status) { s.RenewError = err })
+		return
+	}
+	r.lease = written
+	r.self = Peer{Identity: r.m.opts.Identity, Renewed: now, Duration: r.m.opts.LeaseDuration, Slices: r.m.opts.Slices}
+	r.m.setStatus(func(s *Status) { s.Renewed, s.RenewError = now, nil })
+}
+
+// label puts the ring's label and our slice count on l.
+func (r *runner) label(l *coordinationv1.Lease) {
+	if l.Labels == nil {
+		l.Labels = map[string]string{}
+	}
+	l.Labels[RingLabel] = r.m.opts.Ring
+	if l.Annotations == nil {
+		l.Annotations = map[string]string{}
+	}
+	l.Annotations[SlicesAnnotation] = strconv.Itoa(r.m.opts.Slices)
+}
+
+// leave publishes a last Change without us, then deletes our Lease (only
+// the incarnation we wrote: a precondition on its uid).
+func (r *runner) leave(ctx context.Context) {
+	self := r.m.opts.Identity
+	if prev := r.view.cur; prev != nil && prev.Has(self) {
+		next := prev.Without(self)
+		r.view.cur = next
+		r.publish(Change{Member: self, Assignment: next, Previous: prev, Diff: Diff{Lost: prev.Owned(self)}})
+	}
+	if r.lease == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	uid := r.lease.UID
+	err := r.leases.Delete(rctx, r.m.opts.leaseName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.m.log.Error(err, "Releasing the member's Lease; it lapses after its duration", "lease", r.m.opts.leaseName)
+	}
+	r.lease = nil
+}

@@ -1,0 +1,67 @@
+package shard
+
+import (
+	"slices"
+	"time"
+)
+
+// Change is one step of a member's view of its ring: the new assignment and
+// what it means for the member.
+type Change struct {
+	// Member is the identity the change is for.
+	Member string
+	// Assignment is the ring's new assignment; never nil. Member may be
+	// absent from it (its own Lease expired or was released), in which
+	// case it owns nothing.
+	Assignment *Assignment
+	// Previous is the assignment before, nil for the first Change.
+	Previous *Assignment
+	// Gained and Lost are Member's slices that Assignment adds and
+	// removes relative to Previous.
+	Diff
+}
+
+// view is the pure core of a Member: it turns the peers seen at an instant
+// into Changes. Not safe for concurrent use; Member owns one.
+type view struct {
+	// self is the member's identity, non-empty.
+	self string
+	// slices is the ring's slice count, valid.
+	slices int
+	// cur is the last assignment published, nil before the first.
+	cur *Assignment
+}
+
+// observe computes the live members at now from peers and returns the
+// Change to publish (ok false when the member set is unchanged) and when to
+// look again if nothing else happens (zero: no expiry pending).
+func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next time.Time) {
+	live, next := LiveMembers(peers, now)
+	if v.cur != nil && slices.Equal(v.cur.members, live) {
+		return Change{}, false, next
+	}
+	a, err := Assign(live, Options{Slices: v.slices})
+	if err != nil {
+		// Unreachable: identities are non-empty and slices valid.
+		panic(err)
+	}
+	d, err := DiffFor(v.cur, a, v.self)
+	if err != nil {
+		panic(err) // unreachable: one slice count throughout
+	}
+	c = Change{Member: v.self, Assignment: a, Previous: v.cur, Diff: d}
+	v.cur = a
+	return c, true, next
+}
+
+// conflicts lists the live peers whose slice count differs from ours.
+func (v *view) conflicts(peers []Peer, now time.Time) []string {
+	var out []string
+	for _, p := range peers {
+		if p.Live(now) && p.Slices != 0 && p.Slices != v.slices {
+			out = append(out, p.Identity)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
