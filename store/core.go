@@ -47,6 +47,10 @@ type core[T any] struct {
 
 	// nextID is the id of the next entry created.
 	nextID uint32
+
+	// snaps holds the published snapshots of large index values (see
+	// snapshot.go).
+	snaps snapshots[T]
 }
 
 func newCore[T any]() *core[T] {

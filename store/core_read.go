@@ -91,32 +91,61 @@ func (c *core[T]) listKeys() []string {
 }
 
 // appendIndexed appends the objects filed under value in index name that
-// keep accepts (all if keep is nil).
-// Like appendAll, it sizes and allocates the result outside the lock.
+// keep accepts (all if keep is nil). A large value is served from its
+// published snapshot without any lock, or, when it has none, copied into
+// a new snapshot under the read lock and published (snapshot.go). Like
+// appendAll, it allocates outside the lock.
 func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) ([]T, error) {
-	if dst == nil {
-		n := 0
-		if keep == nil {
-			n = c.indexedLen(name, value)
+	if snap, ok := c.loadSnapshot(name, value); ok {
+		if dst == nil {
+			dst = make([]T, 0, resultCap(len(snap), keep))
 		}
-		dst = make([]T, 0, n)
+		return appendFiltered(dst, snap, keep), nil
+	}
+	n := c.indexedLen(name, value)
+	var snap []T
+	if n >= snapshotMin {
+		snap = make([]T, 0, n+n/8)
+	}
+	if dst == nil {
+		dst = make([]T, 0, resultCap(n, keep))
 	}
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	ix := c.indexLocked(name)
 	if ix == nil {
+		c.mu.RUnlock()
 		return dst, unknownIndex(name)
 	}
 	p := ix.values[value]
 	if p == nil {
+		c.mu.RUnlock()
+		return dst, nil
+	}
+	if snap == nil || p.len() > cap(snap) {
+		// Small, or grown past the room made for it: copy straight out.
+		for e := range p.all() {
+			if keep == nil || keep(e.obj) {
+				dst = append(dst, e.obj)
+			}
+		}
+		c.mu.RUnlock()
 		return dst, nil
 	}
 	for e := range p.all() {
-		if keep == nil || keep(e.obj) {
-			dst = append(dst, e.obj)
-		}
+		snap = append(snap, e.obj)
 	}
-	return dst, nil
+	ix.publish(value, p, snap)
+	c.mu.RUnlock()
+	return appendFiltered(dst, snap, keep), nil
+}
+
+// resultCap is the capacity to give a result of at most n objects: all of
+// them without a filter, none up front with one.
+func resultCap[T any](n int, keep func(T) bool) int {
+	if keep != nil {
+		return 0
+	}
+	return n
 }
 
 // indexedLen returns how many objects are filed under value in index name

@@ -25,14 +25,14 @@ func (c *core[T]) beginLocked() uint32 {
 // begin opens a replace session and returns its generation.
 func (c *core[T]) begin() uint32 {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	return c.beginLocked()
 }
 
 // sessionUpsert writes obj under key as part of session gen.
 func (c *core[T]) sessionUpsert(gen uint32, key string, obj T) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.session != gen {
 		return ErrReplaceClosed
 	}
@@ -44,7 +44,7 @@ func (c *core[T]) sessionUpsert(gen uint32, key string, obj T) error {
 // rv and closes the session. It returns the number of entries deleted.
 func (c *core[T]) commit(gen uint32, rv string) (int, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.session != gen {
 		return 0, ErrReplaceClosed
 	}
@@ -58,7 +58,7 @@ func (c *core[T]) commit(gen uint32, rv string) (int, error) {
 // that is already closed is a no-op.
 func (c *core[T]) abort(gen uint32) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.session == gen {
 		c.session = 0
 	}
@@ -86,7 +86,7 @@ func (c *core[T]) sweepLocked(gen uint32) int {
 // joined into the result.
 func (c *core[T]) replace(keys []string, objs []T, rv string) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	gen := c.beginLocked()
 	var errs []error
 	for i, key := range keys {

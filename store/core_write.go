@@ -8,7 +8,7 @@ import (
 // resource version. It returns the previous object, if any.
 func (c *core[T]) upsert(key string, obj T, rv string, setRV bool) (old T, existed bool, err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	old, existed, err = c.upsertLocked(key, obj)
 	if err == nil && setRV {
 		c.rv = rv
@@ -49,7 +49,7 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 // version even if key was absent (client-go does the same).
 func (c *core[T]) remove(key string, rv string, setRV bool) (old T, existed bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	old, existed = c.removeLocked(key)
 	if setRV {
 		c.rv = rv
@@ -87,7 +87,7 @@ func (c *core[T]) bookmark(rv string) {
 // A name conflict or an index function error leaves the store unchanged.
 func (c *core[T]) addIndexes(add []*index[T]) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	seen := make(map[string]bool, len(add))
 	for _, ix := range add {
 		if c.indexLocked(ix.name) != nil || seen[ix.name] {
@@ -102,6 +102,9 @@ func (c *core[T]) addIndexes(add []*index[T]) error {
 			}
 			ix.insert(e, ix.newBuf)
 		}
+	}
+	for _, ix := range add {
+		ix.snaps = &c.snaps
 	}
 	c.indexes = append(c.indexes, add...)
 	return nil
@@ -120,7 +123,7 @@ type op[T any] struct {
 // succeeded. When setRV is true, rv becomes the store's resource version.
 func (c *core[T]) apply(ops []op[T], rv string, setRV bool) (errs []error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	for i, o := range ops {
 		if o.del {
 			c.removeLocked(o.key)

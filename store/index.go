@@ -21,6 +21,9 @@ type index[T any] struct {
 	values map[string]*postings[T]
 	newBuf []string
 	oldBuf []string
+	// snaps is the owning core's snapshots (core.snaps); set when the
+	// index is attached to a core.
+	snaps *snapshots[T]
 }
 
 func newIndex[T any](name string, fn valuesFunc[T]) *index[T] {
@@ -54,6 +57,7 @@ func (ix *index[T]) insert(e *entry[T], vals []string) {
 			p = &postings[T]{}
 			ix.values[v] = p
 		}
+		ix.touch(v, p)
 		p.add(e)
 	}
 }
@@ -61,7 +65,9 @@ func (ix *index[T]) insert(e *entry[T], vals []string) {
 // removeValues removes e from under each of vals, dropping emptied values.
 func (ix *index[T]) removeValues(e *entry[T], vals []string) {
 	for _, v := range vals {
-		if p := ix.values[v]; p != nil && p.remove(e) {
+		p := ix.values[v]
+		ix.touch(v, p)
+		if p != nil && p.remove(e) {
 			delete(ix.values, v)
 		}
 	}
@@ -72,6 +78,7 @@ func (ix *index[T]) removeValues(e *entry[T], vals []string) {
 // values cannot be recomputed.
 func (ix *index[T]) removeAnywhere(e *entry[T]) {
 	for v, p := range ix.values {
+		ix.touch(v, p)
 		if p.remove(e) {
 			delete(ix.values, v)
 		}
@@ -100,6 +107,10 @@ func (ix *index[T]) move(e *entry[T], old T) {
 	}
 	ix.oldBuf = vals
 	if slices.Equal(vals, ix.newBuf) {
+		// Same values, new object: the members' snapshots are stale.
+		for _, v := range vals {
+			ix.touch(v, ix.values[v])
+		}
 		return
 	}
 	ix.removeValues(e, vals)

@@ -17,6 +17,8 @@ const smallPostings = 8
 type postings[T any] struct {
 	small []*entry[T]
 	large entrySet[T]
+	// snap is the value's snapshot bookkeeping (snapshot.go).
+	snap snapState
 }
 
 func (p *postings[T]) isLarge() bool { return p.large.slots != nil }

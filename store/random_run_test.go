@@ -1,13 +1,25 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 )
 
 // TestRandomOperations drives the typed store, the drop-in indexer,
 // client-go's indexer and the naive reference through the same seeded
-// random operations and compares every read after every step.
+// random operations and compares every read after every step, once as
+// built and once with every index value served from snapshots.
 func TestRandomOperations(t *testing.T) {
+	for _, min := range []int{snapshotMin, 1} {
+		t.Run(fmt.Sprintf("snapshotMin=%d", min), func(t *testing.T) {
+			defer func(old int) { snapshotMin = old }(snapshotMin)
+			snapshotMin = min
+			randomOperations(t)
+		})
+	}
+}
+
+func randomOperations(t *testing.T) {
 	seeds, steps := 24, 200
 	if testing.Short() {
 		seeds = 6

@@ -1,0 +1,66 @@
+package store
+
+// Tx is a write transaction: the changes a [Store.Write] callback makes
+// through it happen under one hold of the store's write lock, so readers
+// see all of them or none, and a batch of N writes waits for readers once
+// rather than N times. A Tx is valid only inside its callback.
+type Tx[T Object] struct {
+	// c is the store's engine; its write lock is held while the callback
+	// runs. nil once the callback has returned.
+	c *core[T]
+}
+
+// Write calls fn with a transaction on the store and returns once fn has
+// returned. fn must not call the store's other methods (they take the
+// lock Write already holds) nor keep tx. A panic in fn releases the lock
+// and goes on; the writes made before it stay.
+func (s *Store[T]) Write(fn func(tx *Tx[T])) {
+	c := s.r.c
+	tx := &Tx[T]{c: c}
+	c.mu.Lock()
+	defer func() {
+		tx.c = nil
+		c.unlock()
+	}()
+	fn(tx)
+}
+
+// Get returns the object stored under key.
+func (tx *Tx[T]) Get(key string) (obj T, ok bool) {
+	if e := tx.live().items.get(key); e != nil {
+		return e.obj, true
+	}
+	return obj, false
+}
+
+// Swap stores obj under key, which must be obj's key under the store's
+// key function (see [Store.SwapKeyed]), and returns the object it
+// replaced. It fails, changing nothing, on a nil object, an empty key or
+// an index function error. The store's resource version is left alone:
+// set it once for the transaction with SetResourceVersion.
+func (tx *Tx[T]) Swap(key string, obj T) (old T, existed bool, err error) {
+	c := tx.live()
+	if isNil(obj) {
+		return old, false, ErrNilObject
+	}
+	if key == "" {
+		return old, false, ErrNoName
+	}
+	return c.upsertLocked(key, obj)
+}
+
+// Delete removes the object stored under key and returns it.
+func (tx *Tx[T]) Delete(key string) (old T, existed bool) {
+	return tx.live().removeLocked(key)
+}
+
+// SetResourceVersion records rv as the store's resource version.
+func (tx *Tx[T]) SetResourceVersion(rv string) { tx.live().rv = rv }
+
+// live returns the engine, or panics when tx is used after its callback.
+func (tx *Tx[T]) live() *core[T] {
+	if tx.c == nil {
+		panic("store: Tx used after its Write callback returned")
+	}
+	return tx.c
+}
