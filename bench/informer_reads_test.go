@@ -127,6 +127,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // listwatch (typed), listwatch-dropin (informer.NewSharedIndexInformer)
 // and client-go (cache.NewSharedIndexInformer), in the same run. The
 // informer is synced once per sub-benchmark and reused across rounds.
+// BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
 func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 	_, events := hotCorpus()
 	want := hotPods / 5
@@ -160,6 +161,7 @@ func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 				b.ResetTimer()
 				r0 := reads.Load()
 				m := startMeter()
+				stopProfile := spanProfile(b)
 				for i := range b.N {
 					ev := events[next%len(events)]
 					next++
@@ -177,6 +179,7 @@ func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 					b.Fatal("the last event never reached the handler")
 				}
 				m.stop()
+				stopProfile()
 				r1 := reads.Load()
 				b.StopTimer()
 				close(stop)

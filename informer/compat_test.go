@@ -126,6 +126,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		srv.Create(ctx, newCM("c"))
 		synctest.Wait()
 		log("live=%q", h.take())
+		logRVs(srv, inf, log)
 
 		// A late handler gets the cache as initial adds (order: sorted here,
 		// since both replay a map).
@@ -145,6 +146,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		log("relist=%q late=%q", h.take(), late.take())
+		logRVs(srv, inf, log)
 
 		if err := inf.RemoveEventHandler(lateReg); err != nil {
 			t.Fatal(err)
@@ -165,6 +167,13 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// logRVs logs whether the informer's and its indexer's resource versions
+// agree with each other and with the server's, once idle.
+func logRVs(srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
+	server, informer, indexer := srv.ResourceVersion(), inf.LastSyncResourceVersion(), inf.GetIndexer().LastStoreSyncResourceVersion()
+	log("informer rv = server's: %v, indexer rv = server's: %v", informer == server, indexer == server)
 }
 
 func TestCompatResync(t *testing.T) {

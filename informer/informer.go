@@ -84,7 +84,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
-	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(), log: logr.Discard(), synced: make(chan struct{})}
+	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{})}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
@@ -202,9 +202,16 @@ func (inf *Informer[T]) HasSynced() bool {
 	return inf.initialDone
 }
 
-// LastSyncResourceVersion is the resource version of the last list, event or
-// bookmark the reflector handed over.
-func (inf *Informer[T]) LastSyncResourceVersion() string { return inf.refl.LastSyncResourceVersion() }
+// LastSyncResourceVersion is the resource version the cache reflects: that
+// of the last list, event or bookmark applied to it, in order (see
+// [Informer.WaitForResourceVersion]). It is the store's, so
+// Reader().LastSyncResourceVersion() and the drop-in's
+// GetIndexer().LastStoreSyncResourceVersion() say the same. The reflector's
+// Status().LastSyncResourceVersion is the last one it handed over, which
+// may not have been applied yet.
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	return inf.store.Reader().LastSyncResourceVersion()
+}
 
 // Status reports the reflector's health, including why it is not synced.
 // While the reflector reports no error of its own, it also reports the

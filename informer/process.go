@@ -5,33 +5,36 @@ import (
 	"github.com/listwatch/listwatch/store"
 )
 
-// processBatch applies a batch of keys' deltas to the cache and hands the
-// resulting notifications to the handlers: each listener gets the whole
-// batch under one lock, with at most one wake-up, and the clock is read at
-// most once for the batch. The FIFO calls it under its lock from popLoop;
+// processBatch applies a batch of keys' deltas to the cache, in one store
+// transaction (readers see the whole batch or none of it, and the batch
+// waits for readers once), and hands the resulting notifications to the
+// handlers: each listener gets the whole batch under one lock, with at
+// most one wake-up, and the clock is read at most once for the batch. The FIFO calls it under its lock from popLoop;
 // keys in a batch are distinct, and initial holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	var firstErr error
 	notes, syncs := inf.notes[:0], false
-	for i := range items {
-		key, deltas := items[i].Key, items[i].Deltas
-		for j := range deltas {
-			n, ok, err := inf.apply(key, &deltas[j], initial)
-			if err != nil {
-				inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[j].Type)
-				if firstErr == nil {
-					firstErr = err
+	inf.store.Write(func(tx *store.Tx[T]) {
+		for i := range items {
+			key, deltas := items[i].Key, items[i].Deltas
+			for j := range deltas {
+				n, ok, err := apply(tx, key, &deltas[j], initial)
+				if err != nil {
+					inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[j].Type)
+					if firstErr == nil {
+						firstErr = err
+					}
+					continue
 				}
-				continue
-			}
-			if ok {
-				notes = append(notes, n)
-				syncs = syncs || n.Kind == Synced
+				if ok {
+					notes = append(notes, n)
+					syncs = syncs || n.Kind == Synced
+				}
 			}
 		}
-	}
+	})
 	if len(notes) > 0 {
 		inf.distribute(notes, syncs)
 	}
@@ -42,11 +45,11 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 
 // apply writes one delta to the store and returns the notification it makes.
 // ok is false when there is nothing to tell.
-func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (n Notification[T], ok bool, err error) {
+func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], initial bool) (n Notification[T], ok bool, err error) {
 	n.Key = key
 	switch d.Type {
 	case deltafifo.Deleted:
-		old, existed := inf.store.DeleteByKey(key)
+		old, existed := tx.Delete(key)
 		n.Kind, n.Object, n.FinalStateUnknown = Deleted, d.Object, d.FinalStateUnknown
 		if d.FinalStateUnknown || isZero(d.Object) {
 			// The queue's idea of the last state may be older than the
@@ -59,13 +62,13 @@ func (inf *Informer[T]) apply(key string, d *deltafifo.Delta[T], initial bool) (
 	case deltafifo.Replaced:
 		// A relist that found an object unchanged keeps the cached object,
 		// so handlers keep seeing the very object they were given.
-		if old, ok := inf.store.GetByKey(key); ok && sameVersion(old, d.Object) {
+		if old, ok := tx.Get(key); ok && sameVersion(old, d.Object) {
 			n.Kind, n.Object = Synced, old
 			return n, true, nil
 		}
 		fallthrough
 	default: // Added, Updated, Replaced with a new version, Sync
-		old, existed, err := inf.store.SwapKeyed(key, d.Object)
+		old, existed, err := tx.Swap(key, d.Object)
 		if err != nil {
 			return n, false, err
 		}

@@ -22,9 +22,10 @@ type sink[T store.Object] struct {
 	// the FIFO, in the order they were handed over: not the highest ever
 	// seen, so one event from the far future does not pin it. Set only
 	// after the write it belongs to is queued; writes without a numeric RV
-	// leave it alone.
-	queued uint64
-	rv     *rvWatermark
+	// leave it alone. queuedRV is its text, as the server sent it.
+	queued   uint64
+	queuedRV string
+	rv       *rvWatermark
 	// admit transforms each object, or drops it, before it is queued.
 	admit *admission[T]
 	// replaced is called after every successful Replace.
@@ -112,7 +113,7 @@ func (s *sink[T]) after(rv string, err error) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.queued = n
+	s.queued, s.queuedRV = n, rv
 	s.drainedLocked()
 	return nil
 }
@@ -130,29 +131,37 @@ func (s *sink[T]) drained() {
 
 func (s *sink[T]) drainedLocked() {
 	if s.queued != 0 && s.fifo.Len() == 0 {
-		s.rv.set(s.queued)
+		s.rv.set(s.queued, s.queuedRV)
 	}
 }
 
 // rvWatermark is the RV the store is known to reflect (the last list,
 // event or bookmark applied, in order), with a way to wait for it to reach
-// a value. It can go down: a relist from a lagging cache, or a write with
-// a smaller RV after a bogus large one, leaves the store reflecting an
-// older state, and a waiter must then wait again.
+// a value. Its one home is the store's resource version: set records it
+// there, so the typed reader, the informer and the drop-in's indexer and
+// informer all report the same RV. It can go down: a relist from a lagging
+// cache, or a write with a smaller RV after a bogus large one, leaves the
+// store reflecting an older state, and a waiter must then wait again.
 type rvWatermark struct {
+	// record writes the RV to the store (store.Store.Bookmark).
+	record  func(rv string)
 	mu      sync.Mutex
 	applied uint64
 	// changed is closed and replaced whenever applied changes.
 	changed chan struct{}
 }
 
-func newRVWatermark() *rvWatermark { return &rvWatermark{changed: make(chan struct{})} }
+func newRVWatermark(record func(rv string)) *rvWatermark {
+	return &rvWatermark{record: record, changed: make(chan struct{})}
+}
 
-func (w *rvWatermark) set(rv uint64) {
+// set records rv, whose numeric value is n, as applied.
+func (w *rvWatermark) set(n uint64, rv string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if rv != w.applied {
-		w.applied = rv
+	w.record(rv)
+	if n != w.applied {
+		w.applied = n
 		close(w.changed)
 		w.changed = make(chan struct{})
 	}

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"testing/synctest"
 
@@ -38,6 +39,15 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 		reached := func(rv string) bool { return inf.WaitForResourceVersion(done, rv) == nil }
 		check := func(step string, yes, no string) {
 			t.Helper()
+			// One watermark: every accessor reports the store's RV, and
+			// it is the one barriers wait for.
+			got := inf.Reader().LastSyncResourceVersion()
+			if inf.LastSyncResourceVersion() != got {
+				t.Errorf("%s: Informer.LastSyncResourceVersion %q, Reader's %q", step, inf.LastSyncResourceVersion(), got)
+			}
+			if applied, _ := inf.rv.get(); (applied != 0 || got != "") && strconv.FormatUint(applied, 10) != got {
+				t.Errorf("%s: barriers wait on %d, the store reports %q", step, applied, got)
+			}
 			if yes != "" && !reached(yes) {
 				t.Errorf("%s: a barrier at %s waits; the store reflects it", step, yes)
 			}
