@@ -38,7 +38,9 @@
 // controller can read its own writes.
 //
 // Resync (HandlerOptions.ResyncPeriod) replays the cache to a handler as
-// updates from each object to itself, from memory. It is not a relist: the
+// updates from each object to itself, from memory, as a late join does:
+// nothing is written to the store or re-indexed, and other handlers are
+// not involved. It is not a relist: the
 // reflector contacts the server again only after a failure, and a relist
 // that finds an object unchanged tells no handler.
 //
@@ -59,8 +61,9 @@
 //
 // # Concurrency
 //
-// Run starts the reflector, the processing goroutine, a resync ticker and
-// one goroutine per handler, and returns when all of them have stopped. A
+// Run starts the reflector, the processing goroutine, a resync goroutine
+// (with a timer only while some handler has a resync period) and one
+// goroutine per handler, and returns when all of them have stopped. A
 // slow handler delays neither the cache nor any other handler. Calls to one
 // handler are sequential; per key they follow the order of changes. A
 // panicking handler call is recovered, logged (with Run's logger, or the

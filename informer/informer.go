@@ -41,6 +41,9 @@ type Informer[T store.Object] struct {
 	notes []Notification[T]
 	// runCtx is the context of Run once started; nil before.
 	runCtx context.Context
+	// resyncWake (capacity 1) tells resyncLoop that a handler with a
+	// resync period was added.
+	resyncWake chan struct{}
 	// wg counts listener goroutines started under runCtx.
 	wg      sync.WaitGroup
 	started bool
@@ -84,7 +87,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
-	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{})}
+	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // Registration is a handler's membership of an informer.
@@ -15,8 +16,9 @@ type Registration[T any] struct {
 	resync time.Duration
 	// nextResync is when the handler is next due; guarded by the informer's mu.
 	nextResync time.Time
-	// syncing is true while the handler is due, so Sync notifications reach
-	// it; guarded by the informer's mu.
+	// syncing makes a relist's unchanged objects reach the handler as
+	// resyncs (Synced). Only the drop-in sets it, as client-go does (see
+	// Informer.clientGoSyncing); guarded by the informer's mu.
 	syncing bool
 	// done is closed when the handler will not be called again and no call
 	// is in progress: when the listener goroutine has returned (after
@@ -79,24 +81,10 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	// also while the first list is being applied (part of it is cached
 	// already and will not be handed out again) and during a relist. Under
 	// mu, process cannot apply or distribute in between, so the handler's
-	// first live notification follows the replayed state. Chunks of
-	// replayChunk: one listener lock and clock read each, without a copy of
-	// the whole cache. A handler added before the informer synced is marked
-	// with the others when it does (checkInitialDone).
-	objs := inf.store.Reader().List()
-	replay := make([]Notification[T], 0, min(len(objs), replayChunk))
-	st := stamp{clock: inf.clock}
-	for i, obj := range objs {
-		key, err := inf.key(obj)
-		if err == nil {
-			replay = append(replay, Notification[T]{Kind: Added, Key: key, Object: obj, InInitialList: true})
-		}
-		if len(replay) == replayChunk || i == len(objs)-1 {
-			r.l.addBatch(replay, true, &st)
-			clear(replay)
-			replay = replay[:0]
-		}
-	}
+	// first live notification follows the replayed state. A handler added
+	// before the informer synced is marked with the others when it does
+	// (checkInitialDone).
+	inf.replayLocked(r, Added)
 	if inf.initialDone {
 		r.l.markInitial()
 	}
@@ -104,7 +92,32 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if inf.started {
 		inf.startListener(r)
 	}
+	if resync > 0 {
+		inf.wakeResync()
+	}
 	return r, nil
+}
+
+// replayLocked hands every cached object to r's listener as a notification
+// of kind (Added, in the initial list, for a handler that joins; Synced
+// for a resync), from the store, with no store write; mu held. Chunks of
+// replayChunk: one listener lock and clock read each, without a copy of
+// the whole cache.
+func (inf *Informer[T]) replayLocked(r *Registration[T], kind Kind) {
+	objs := inf.store.Reader().List()
+	replay := make([]Notification[T], 0, min(len(objs), replayChunk))
+	st := stamp{clock: inf.clock}
+	for i, obj := range objs {
+		key, err := inf.key(obj)
+		if err == nil {
+			replay = append(replay, Notification[T]{Kind: kind, Key: key, Object: obj, InInitialList: kind == Added})
+		}
+		if len(replay) == replayChunk || i == len(objs)-1 {
+			r.l.addBatch(replay, true, &st)
+			clear(replay)
+			replay = replay[:0]
+		}
+	}
 }
 
 const replayChunk = 1024
@@ -145,42 +158,74 @@ func (inf *Informer[T]) remove(r *Registration[T]) {
 	r.l.stop()
 }
 
-// resyncLoop queues a resync whenever a handler is due. The FIFO turns it
-// into Sync deltas for keys with nothing pending, which process hands only
-// to the handlers that are due.
+// resyncLoop resyncs each handler when it is due: it replays the cache to
+// that handler alone, from the store, as a late join does (no store write,
+// no re-indexing, nothing through the FIFO). It sleeps until the earliest
+// due time, and without a handler that has a resync period it has no timer
+// at all; AddHandler wakes it (wakeResync).
 func (inf *Informer[T]) resyncLoop(ctx context.Context) {
-	if inf.clientGoSyncing && inf.opts.ResyncPeriod <= 0 {
-		return // client-go checks resyncs only with a default period
-	}
-	const minCheck = time.Second
-	t := inf.clock.NewTicker(minCheck)
-	defer t.Stop()
 	for {
+		var (
+			due   <-chan time.Time
+			timer clock.Timer
+		)
+		if next, ok := inf.nextResync(); ok {
+			timer = inf.clock.NewTimer(max(next.Sub(inf.clock.Now()), 0))
+			due = timer.C()
+		}
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C():
+		case <-inf.resyncWake:
+		case <-due:
+			inf.resyncDue()
 		}
-		if inf.markDue() {
-			if err := inf.fifo.Resync(); err != nil && ctx.Err() == nil {
-				inf.log.Error(err, "resync failed")
-			}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
 		}
 	}
 }
 
-// markDue sets each handler's syncing flag and reports whether any is due.
-func (inf *Informer[T]) markDue() bool {
+// wakeResync makes resyncLoop look at the handlers' due times again.
+func (inf *Informer[T]) wakeResync() {
+	select {
+	case inf.resyncWake <- struct{}{}:
+	default:
+	}
+}
+
+// nextResync returns the earliest time a handler is due, if any has a
+// resync period.
+func (inf *Informer[T]) nextResync() (next time.Time, ok bool) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	for _, r := range inf.handlers {
+		if r.resync > 0 && (!ok || r.nextResync.Before(next)) {
+			next, ok = r.nextResync, true
+		}
+	}
+	return next, ok
+}
+
+// resyncDue replays the cache to every handler that is due and sets its
+// next due time. In the drop-in, it also sets each handler's syncing flag
+// to whether it was due, as client-go's resync check does: a relist that
+// finds an object unchanged tells the handlers of the last check that
+// were due (see Informer.clientGoSyncing).
+func (inf *Informer[T]) resyncDue() {
 	now := inf.clock.Now()
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	any := false
 	for _, r := range inf.handlers {
-		r.syncing = r.resync > 0 && !now.Before(r.nextResync)
-		if r.syncing {
+		due := r.resync > 0 && !now.Before(r.nextResync)
+		if inf.clientGoSyncing {
+			r.syncing = due
+		}
+		if due {
 			r.nextResync = now.Add(r.resync)
-			any = true
+			inf.replayLocked(r, Synced)
 		}
 	}
-	return any
 }
