@@ -54,7 +54,7 @@ func TestResyncIsAReplayFromTheStore(t *testing.T) {
 		if _, err := e.inf.AddHandler(sp, HandlerOptions{ResyncPeriod: 30 * time.Second}); err != nil {
 			t.Fatal(err)
 		}
-		if next, ok := e.inf.nextResync(); !ok || next.Sub(time.Now()) != 30*time.Second {
+		if next, ok := e.inf.nextResync(); !ok || time.Until(next) != 30*time.Second {
 			t.Fatalf("next resync %v (%v), want in 30s", next, ok)
 		}
 		time.Sleep(31 * time.Second)
