@@ -1,6 +1,7 @@
 package restsource
 
 import (
+	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ type objectDecoder[T interface {
 	strip      bool      // Options.StripManagedFields
 	splitProto bool      // strip, fast, and T has the layout metadata.go assumes
 	interner   *Interner // Options.Interner
+	shareLists bool      // Options.ShareResourceLists
 }
 
 func newObjectDecoder[T interface {
@@ -50,7 +52,10 @@ func newObjectDecoder[T interface {
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
 	}
-	d.interner = opts.Interner
+	d.interner, d.shareLists = opts.Interner, opts.ShareResourceLists
+	if d.shareLists && d.interner == nil {
+		return nil, errors.New("restsource: Options.ShareResourceLists needs Options.Interner")
+	}
 	if opts.StripManagedFields {
 		if objectMetaOf(T(new(E))) == nil {
 			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
@@ -128,7 +133,7 @@ func (d *objectDecoder[T, E]) finish(obj T) {
 		objectMetaOf(obj).ManagedFields = nil
 	}
 	if d.interner != nil {
-		internObject(d.interner, obj)
+		internObject(d.interner, d.shareLists, obj)
 	}
 }
 

@@ -66,6 +66,7 @@
 //		Resource:           "pods",
 //		StripManagedFields: true,
 //		Interner:           restsource.NewInterner(0),
+//		ShareResourceLists: true,
 //	})
 //
 // [Options.Interner] makes the decoded objects share the strings that
@@ -73,8 +74,13 @@
 // for pods also node, container, image, volume and env names) through an
 // [Interner]: a fixed-size table that never grows ([NewInterner]), safe to
 // share between Sources, whose [Interner.Stats] report its hit rate. The
-// objects equal those decoded without it. docs/operations.md ("Memory")
-// has the measured savings.
+// objects equal those decoded without it. [Options.ShareResourceLists]
+// goes further: equal ResourceLists (containers' requests and limits) of
+// different objects become one map, which nobody may then modify in place
+// (cached objects are read-only anyway). docs/operations.md ("Memory")
+// has the measured savings: with all three, a cached pod takes 0.6× the
+// live heap it takes in client-go's informer with controller-runtime's
+// TransformStripManagedFields.
 //
 // # Concurrency
 //

@@ -3,6 +3,10 @@ package restsource
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Interner deduplicates the strings that repeat across decoded objects
@@ -23,17 +27,20 @@ import (
 // Sources (one per informer factory, say): the strings of pods, their
 // ReplicaSets and their nodes repeat across resources.
 type Interner struct {
-	seed   maphash.Seed
-	shards []internShard
-	mask   uint64 // of a slot index within a shard; slots per shard - 1
+	seed  maphash.Seed
+	slots []atomic.Pointer[string] // in pairs (2i, 2i+1), the newer first
+	mask  uint64                   // of a pair's index: pairs - 1
+
+	hits, misses, evictions atomic.Uint64
+
+	lists []listShard // Options.ShareResourceLists
 }
 
-// internShard is one lock's worth of the table. Slots come in pairs
-// (2i, 2i+1): a string may sit in either slot of its pair, the newer one
-// in the first.
-type internShard struct {
+// listShard is one lock's worth of the ResourceList table, whose slots
+// come in pairs too.
+type listShard struct {
 	mu        sync.Mutex
-	slots     []string
+	lists     []corev1.ResourceList
 	hits      uint64
 	misses    uint64
 	evictions uint64
@@ -45,29 +52,32 @@ type internShard struct {
 // often enough to be worth the lookup.
 const MaxInternedLen = 256
 
-// internShards is the number of shards: enough that the decode workers
-// rarely meet on a lock.
-const internShards = 16
+// listShards is the number of shards of the ResourceList table: enough
+// that the decode workers rarely meet on a lock.
+const listShards = 16
 
 // DefaultInternerCapacity is the capacity NewInterner gives for 0.
 const DefaultInternerCapacity = 8192
 
 // NewInterner returns an Interner that holds at most capacity strings
 // (rounded up to a power of two, at least 32), or
-// DefaultInternerCapacity for 0 or less. Its table takes 16 bytes per
-// string of capacity, plus the strings it holds. The default suits most
-// clusters: room for every namespace, label, image and node name in use.
+// DefaultInternerCapacity for 0 or less, and an eighth as many
+// ResourceLists (Options.ShareResourceLists; at least 32). Its table takes 8 bytes per
+// string of capacity, plus 16 per string held and the strings. The default
+// suits most clusters: room for every namespace, label, image and node
+// name in use.
 func NewInterner(capacity int) *Interner {
 	if capacity <= 0 {
 		capacity = DefaultInternerCapacity
 	}
-	per := uint64(2)
-	for per*internShards < uint64(capacity) {
-		per *= 2
+	n := 32
+	for n < capacity {
+		n *= 2
 	}
-	in := &Interner{seed: maphash.MakeSeed(), shards: make([]internShard, internShards), mask: per - 1}
-	for i := range in.shards {
-		in.shards[i].slots = make([]string, per)
+	in := &Interner{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[string], n), mask: uint64(n/2 - 1),
+		lists: make([]listShard, listShards)}
+	for i := range in.lists {
+		in.lists[i].lists = make([]corev1.ResourceList, max(2, n/8/listShards))
 	}
 	return in
 }
@@ -82,56 +92,105 @@ func (in *Interner) Bytes(b []byte) string {
 	if len(b) > MaxInternedLen {
 		return string(b)
 	}
-	sh, i := in.slot(maphash.Bytes(in.seed, b))
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if s := sh.slots[i]; s == string(b) {
-		sh.hits++
-		return s
-	}
-	if s := sh.slots[i+1]; s == string(b) {
-		sh.hits++
-		return s
+	i := in.pair(maphash.Bytes(in.seed, b))
+	for j := i; j < i+2; j++ {
+		if t := in.slots[j].Load(); t != nil && *t == string(b) {
+			in.hits.Add(1)
+			return *t
+		}
 	}
 	s := string(b)
-	sh.add(i, s)
+	in.add(i, s)
+	in.misses.Add(1)
 	return s
 }
 
 // String returns the interned string equal to s if there is one, else s,
 // which it interns unless s is too long.
 func (in *Interner) String(s string) string {
-	if len(s) == 0 || len(s) > MaxInternedLen {
-		return s
+	t, hit, counted := in.lookup(s)
+	switch {
+	case hit:
+		in.hits.Add(1)
+	case counted:
+		in.misses.Add(1)
 	}
-	sh, i := in.slot(maphash.String(in.seed, s))
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if t := sh.slots[i]; t == s {
-		sh.hits++
-		return t
-	}
-	if t := sh.slots[i+1]; t == s {
-		sh.hits++
-		return t
-	}
-	sh.add(i, s)
-	return s
+	return t
 }
 
-// slot returns the shard and the first slot of the pair of hash h.
-func (in *Interner) slot(h uint64) (*internShard, uint64) {
-	return &in.shards[h%internShards], (h / internShards & in.mask) &^ 1
+// lookup is String without counting: it says whether s was found, and
+// whether the lookup counts (not for empty and too long strings).
+func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
+	if len(s) == 0 || len(s) > MaxInternedLen {
+		return s, false, false
+	}
+	i := in.pair(maphash.String(in.seed, s))
+	for j := i; j < i+2; j++ {
+		if t := in.slots[j].Load(); t != nil && *t == s {
+			return *t, true, true
+		}
+	}
+	in.add(i, s)
+	return s, false, true
 }
+
+// pair returns the index of the first slot of the pair of hash h.
+func (in *Interner) pair(h uint64) uint64 { return 2 * (h & in.mask) }
 
 // add puts s in the first slot of pair i, moving the string there to the
-// second slot and dropping the one there.
-func (sh *internShard) add(i uint64, s string) {
+// second slot and dropping the one there. Concurrent adds to one pair may
+// drop a string or keep one twice: either way every slot holds at most one
+// string, equal to what was looked up.
+func (in *Interner) add(i uint64, s string) {
+	if in.slots[i+1].Load() != nil {
+		in.evictions.Add(1)
+	}
+	in.slots[i+1].Store(in.slots[i].Load())
+	in.slots[i].Store(&s)
+}
+
+// shareList returns the list in the table equal to l, if there is one,
+// else l, which it adds. Equal means the same names and == quantities (the
+// same value in the same form; quantities held as inf.Dec pointers are
+// equal only to themselves). The caller must not modify l afterwards.
+func (in *Interner) shareList(l corev1.ResourceList) corev1.ResourceList {
+	var h uint64
+	for k, v := range l { // order-independent: a sum of per-entry hashes
+		h += maphash.Comparable(in.seed, resourceEntry{k, v})
+	}
+	sh := &in.lists[h%listShards]
+	i := (h / listShards % uint64(len(sh.lists))) &^ 1
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, t := range sh.lists[i : i+2] {
+		if equalLists(t, l) {
+			sh.hits++
+			return t
+		}
+	}
 	sh.misses++
-	if sh.slots[i+1] != "" {
+	if sh.lists[i+1] != nil {
 		sh.evictions++
 	}
-	sh.slots[i+1], sh.slots[i] = sh.slots[i], s
+	sh.lists[i+1], sh.lists[i] = sh.lists[i], l
+	return l
+}
+
+type resourceEntry struct {
+	name corev1.ResourceName
+	q    resource.Quantity
+}
+
+func equalLists(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // InternerStats are an Interner's counts since it was made.
@@ -144,6 +203,11 @@ type InternerStats struct {
 	Evictions uint64
 	// Len is the number of strings held; Capacity the most it can hold.
 	Len, Capacity int
+	// ListHits, ListMisses and ListEvictions are the same counts for
+	// ResourceLists (Options.ShareResourceLists); ListCapacity is the
+	// most the table holds (an eighth of Capacity, at least 32).
+	ListHits, ListMisses, ListEvictions uint64
+	ListCapacity                        int
 }
 
 // HitRate is Hits / (Hits + Misses), or 0 before any lookup.
@@ -156,19 +220,19 @@ func (s InternerStats) HitRate() float64 {
 
 // Stats returns the Interner's counts.
 func (in *Interner) Stats() InternerStats {
-	var st InternerStats
-	for i := range in.shards {
-		sh := &in.shards[i]
-		sh.mu.Lock()
-		st.Hits += sh.hits
-		st.Misses += sh.misses
-		st.Evictions += sh.evictions
-		for _, s := range sh.slots {
-			if s != "" {
-				st.Len++
-			}
+	st := InternerStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Evictions: in.evictions.Load(), Capacity: len(in.slots)}
+	for i := range in.slots {
+		if in.slots[i].Load() != nil {
+			st.Len++
 		}
-		st.Capacity += len(sh.slots)
+	}
+	for i := range in.lists {
+		sh := &in.lists[i]
+		sh.mu.Lock()
+		st.ListHits += sh.hits
+		st.ListMisses += sh.misses
+		st.ListEvictions += sh.evictions
+		st.ListCapacity += len(sh.lists)
 		sh.mu.Unlock()
 	}
 	return st

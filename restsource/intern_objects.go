@@ -14,8 +14,35 @@ import (
 // interned for every type with an ObjectMeta; the specs and statuses of
 // pods, the bulk of most caches, too.
 
+// interning is one object's pass over its strings; it counts its hits
+// and misses, added to the Interner's at the end.
+type interning struct {
+	*Interner
+	shareLists   bool // Options.ShareResourceLists
+	hits, misses uint64
+}
+
+// String interns s, counting.
+func (in *interning) String(s string) string {
+	t, hit, counted := in.lookup(s)
+	switch {
+	case hit:
+		in.hits++
+	case counted:
+		in.misses++
+	}
+	return t
+}
+
 // internObject interns the repeating strings of obj.
-func internObject(in *Interner, obj any) {
+func internObject(interner *Interner, shareLists bool, obj any) {
+	in := interning{Interner: interner, shareLists: shareLists}
+	in.object(obj)
+	interner.hits.Add(in.hits)
+	interner.misses.Add(in.misses)
+}
+
+func (in *interning) object(obj any) {
 	if om := objectMetaOf(obj); om != nil {
 		in.objectMeta(om)
 	}
@@ -29,11 +56,11 @@ func internObject(in *Interner, obj any) {
 	}
 }
 
-func (in *Interner) intern(s *string) {
+func (in *interning) intern(s *string) {
 	*s = in.String(*s)
 }
 
-func (in *Interner) all(ss []string) {
+func (in *interning) all(ss []string) {
 	for i := range ss {
 		ss[i] = in.String(ss[i])
 	}
@@ -41,13 +68,13 @@ func (in *Interner) all(ss []string) {
 
 // stringMap interns the keys and values of m in place: assigning to an
 // existing key stores the new key too.
-func (in *Interner) stringMap(m map[string]string) {
+func (in *interning) stringMap(m map[string]string) {
 	for k, v := range m {
 		m[in.String(k)] = in.String(v)
 	}
 }
 
-func (in *Interner) objectMeta(m *metav1.ObjectMeta) {
+func (in *interning) objectMeta(m *metav1.ObjectMeta) {
 	in.intern(&m.Namespace)
 	in.intern(&m.GenerateName)
 	in.stringMap(m.Labels)
@@ -70,7 +97,7 @@ func (in *Interner) objectMeta(m *metav1.ObjectMeta) {
 	}
 }
 
-func (in *Interner) podSpec(s *corev1.PodSpec) {
+func (in *interning) podSpec(s *corev1.PodSpec) {
 	for i := range s.Volumes {
 		in.volume(&s.Volumes[i])
 	}
@@ -108,15 +135,16 @@ func (in *Interner) podSpec(s *corev1.PodSpec) {
 	if s.SecurityContext != nil {
 		in.podSecurity(s.SecurityContext)
 	}
+	s.Overhead = in.resourceList(s.Overhead)
 }
 
-func (in *Interner) podSecurity(c *corev1.PodSecurityContext) {
+func (in *interning) podSecurity(c *corev1.PodSecurityContext) {
 	if c.SeccompProfile != nil {
 		c.SeccompProfile.Type = corev1.SeccompProfileType(in.String(string(c.SeccompProfile.Type)))
 	}
 }
 
-func (in *Interner) volume(v *corev1.Volume) {
+func (in *interning) volume(v *corev1.Volume) {
 	in.intern(&v.Name)
 	switch {
 	case v.ConfigMap != nil:
@@ -160,14 +188,14 @@ func (in *Interner) volume(v *corev1.Volume) {
 	}
 }
 
-func (in *Interner) keyPaths(items []corev1.KeyToPath) {
+func (in *interning) keyPaths(items []corev1.KeyToPath) {
 	for i := range items {
 		in.intern(&items[i].Key)
 		in.intern(&items[i].Path)
 	}
 }
 
-func (in *Interner) container(c *corev1.Container) {
+func (in *interning) container(c *corev1.Container) {
 	in.intern(&c.Name)
 	in.intern(&c.Image)
 	in.all(c.Command)
@@ -212,8 +240,8 @@ func (in *Interner) container(c *corev1.Container) {
 			}
 		}
 	}
-	in.resourceList(c.Resources.Limits)
-	in.resourceList(c.Resources.Requests)
+	c.Resources.Limits = in.resourceList(c.Resources.Limits)
+	c.Resources.Requests = in.resourceList(c.Resources.Requests)
 	for i := range c.VolumeMounts {
 		m := &c.VolumeMounts[i]
 		in.intern(&m.Name)
@@ -228,14 +256,22 @@ func (in *Interner) container(c *corev1.Container) {
 	c.ImagePullPolicy = corev1.PullPolicy(in.String(string(c.ImagePullPolicy)))
 }
 
-// resourceList interns the resource names (the map's keys).
-func (in *Interner) resourceList(l corev1.ResourceList) {
+// resourceList interns the resource names (the map's keys) and, with
+// shareLists, returns the Interner's equal list if it has one.
+func (in *interning) resourceList(l corev1.ResourceList) corev1.ResourceList {
+	if len(l) == 0 {
+		return l
+	}
 	for k, v := range l {
 		l[corev1.ResourceName(in.String(string(k)))] = v
 	}
+	if in.shareLists {
+		return in.shareList(l)
+	}
+	return l
 }
 
-func (in *Interner) probe(p *corev1.Probe) {
+func (in *interning) probe(p *corev1.Probe) {
 	if p == nil {
 		return
 	}
@@ -253,7 +289,7 @@ func (in *Interner) probe(p *corev1.Probe) {
 	}
 }
 
-func (in *Interner) podStatus(s *corev1.PodStatus) {
+func (in *interning) podStatus(s *corev1.PodStatus) {
 	s.Phase = corev1.PodPhase(in.String(string(s.Phase)))
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
@@ -281,7 +317,7 @@ func (in *Interner) podStatus(s *corev1.PodStatus) {
 	}
 }
 
-func (in *Interner) containerState(s *corev1.ContainerState) {
+func (in *interning) containerState(s *corev1.ContainerState) {
 	if w := s.Waiting; w != nil {
 		in.intern(&w.Reason)
 		in.intern(&w.Message)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestInternerBounded: under a random workload from several goroutines
@@ -23,7 +24,7 @@ func TestInternerBounded(t *testing.T) {
 	if st.Capacity != 128 || st.Len != 0 {
 		t.Fatalf("new Interner: %+v, want capacity 128 (100 rounded up) and empty", st)
 	}
-	table := &in.shards[0].slots[0]
+	table := &in.slots[0]
 	const workers, lookups = 4, 20000
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -52,14 +53,12 @@ func TestInternerBounded(t *testing.T) {
 	wg.Wait()
 	st = in.Stats()
 	t.Logf("%+v, hit rate %.2f", st, st.HitRate())
-	if st.Len > st.Capacity || st.Capacity != 128 || &in.shards[0].slots[0] != table {
+	if st.Len > st.Capacity || st.Capacity != 128 || &in.slots[0] != table {
 		t.Fatalf("the table grew: %+v", st)
 	}
-	for i := range in.shards {
-		for _, s := range in.shards[i].slots {
-			if len(s) > MaxInternedLen {
-				t.Fatalf("interned a string of %d bytes", len(s))
-			}
+	for i := range in.slots {
+		if p := in.slots[i].Load(); p != nil && len(*p) > MaxInternedLen {
+			t.Fatalf("interned a string of %d bytes", len(*p))
 		}
 	}
 	if st.Hits+st.Misses == 0 || st.Evictions == 0 || st.Evictions > st.Misses {
@@ -81,15 +80,17 @@ func TestInternerBounded(t *testing.T) {
 }
 
 // TestInternedDecodingEqual: on the corpus, decoding with an Interner
-// (with and without StripManagedFields) gives objects equal to decoding
-// without one, in protobuf and JSON, through every path; the objects
-// share their repeating strings, and the Interner stays within bounds.
+// (with and without StripManagedFields and ShareResourceLists) gives
+// objects equal to decoding without one, in protobuf and JSON, through
+// every path; the objects share their repeating strings (and resource
+// lists), and the Interner stays within bounds.
 func TestInternedDecodingEqual(t *testing.T) {
 	in := NewInterner(0)
 	pods := corpusPods(60, 4)
-	for _, strip := range []bool{false, true} {
-		ref, got := decoders(t, Options{StripManagedFields: strip, Interner: in})
-		var first *corev1.Pod
+	for _, opts := range []Options{{Interner: in}, {Interner: in, StripManagedFields: true}, {Interner: in, StripManagedFields: true, ShareResourceLists: true}} {
+		strip := opts.StripManagedFields
+		ref, got := decoders(t, opts)
+		first := map[string]*corev1.Pod{} // per encoding
 		for i, p := range pods {
 			for _, c := range []struct {
 				name  string
@@ -97,7 +98,7 @@ func TestInternedDecodingEqual(t *testing.T) {
 				paths []decodePath
 			}{{"protobuf", podMessage(t, p), protoPaths}, {"json", podJSON(t, p), jsonPaths}} {
 				for _, path := range c.paths {
-					what := fmt.Sprintf("pod %d %s %s strip=%v", i, c.name, path.name, strip)
+					what := fmt.Sprintf("pod %d %s %s strip=%v share=%v", i, c.name, path.name, strip, opts.ShareResourceLists)
 					want, err := path.decode(ref, c.data)
 					if err != nil {
 						t.Fatal(err)
@@ -112,13 +113,21 @@ func TestInternedDecodingEqual(t *testing.T) {
 					if !reflect.DeepEqual(obj, want) {
 						t.Fatalf("%s: interning changed the object (-want +got):\n%s", what, cmp.Diff(want, obj))
 					}
-					pod := obj.(*corev1.Pod)
-					if first == nil {
-						first = pod
-					} else if pod.Namespace == first.Namespace && unsafe.StringData(pod.Namespace) != unsafe.StringData(first.Namespace) {
+					pod, f := obj.(*corev1.Pod), first[c.name]
+					if f == nil {
+						first[c.name] = pod
+						continue
+					}
+					if pod.Namespace == f.Namespace && unsafe.StringData(pod.Namespace) != unsafe.StringData(f.Namespace) {
 						t.Fatalf("%s: the namespace is not shared", what)
-					} else if unsafe.StringData(pod.Spec.Containers[0].Name) != unsafe.StringData(first.Spec.Containers[0].Name) {
+					}
+					if unsafe.StringData(pod.Spec.Containers[0].Name) != unsafe.StringData(f.Spec.Containers[0].Name) {
 						t.Fatalf("%s: the container name is not shared", what)
+					}
+					shared := reflect.ValueOf(pod.Spec.Containers[0].Resources.Requests).UnsafePointer() ==
+						reflect.ValueOf(f.Spec.Containers[0].Resources.Requests).UnsafePointer()
+					if shared != opts.ShareResourceLists {
+						t.Fatalf("%s: resource lists shared: %v", what, shared)
 					}
 				}
 			}
@@ -126,7 +135,16 @@ func TestInternedDecodingEqual(t *testing.T) {
 	}
 	st := in.Stats()
 	t.Logf("%+v, hit rate %.2f", st, st.HitRate())
-	if st.Len > st.Capacity || st.HitRate() < 0.5 {
+	if st.Len > st.Capacity || st.HitRate() < 0.5 || st.ListHits == 0 {
 		t.Fatalf("stats %+v, hit rate %.2f: want within capacity and at least 0.5", st, st.HitRate())
+	}
+}
+
+// TestShareResourceListsNeedsInterner: the option is refused without an
+// Interner to keep the lists in.
+func TestShareResourceListsNeedsInterner(t *testing.T) {
+	_, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme, ShareResourceLists: true})
+	if err == nil || !strings.Contains(err.Error(), "Interner") {
+		t.Fatalf("err = %v, want a refusal naming the Interner", err)
 	}
 }

@@ -74,6 +74,17 @@ type Options struct {
 	// see NewInterner for its (fixed) size and Interner.Stats for its hit
 	// rate.
 	Interner *Interner
+
+	// ShareResourceLists, with an Interner, makes equal ResourceLists
+	// (containers' requests and limits, a pod's overhead) of different
+	// objects one map, kept in the Interner's (bounded) table: a pod's
+	// replicas then share their resource maps, a third of a typical
+	// cached pod's bytes. The objects stay equal to those decoded without
+	// it, but their ResourceLists must not be modified in place: treat
+	// them as read-only, as every cached object should be (a Transform
+	// that edits resources must build a new map). Objects copied with
+	// DeepCopy have their own maps.
+	ShareResourceLists bool
 }
 
 // maxDefaultWorkers caps the default number of decode workers.
