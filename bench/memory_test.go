@@ -1,0 +1,254 @@
+package bench
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/restsource"
+	"github.com/listwatch/listwatch/store"
+)
+
+// memoryPods is the size of the memory benchmark's cache.
+const memoryPods = 10_000
+
+// memoryPod is makePod's pod as a real kube-apiserver serves a Deployment's
+// pod after a few controllers have touched it: 2 to 4 containers (with
+// their statuses) and 3 to 6 managedFields entries.
+func memoryPod(i int) *corev1.Pod {
+	p := makePod(i, true)
+	app := p.Labels["app"]
+	for c := 1; c < 2+i%3; c++ {
+		name := []string{"", "sidecar", "proxy", "exporter"}[c]
+		ctr := p.Spec.Containers[0]
+		ctr.Name, ctr.Image = name, "registry.example.com/shop/"+app+"-"+name+":1.4.2"
+		ctr.Ports = []corev1.ContainerPort{{Name: "http-" + name, ContainerPort: int32(8080 + c), Protocol: corev1.ProtocolTCP}}
+		p.Spec.Containers = append(p.Spec.Containers, ctr)
+		st := p.Status.ContainerStatuses[0]
+		st.Name, st.Image = name, ctr.Image
+		st.ContainerID = "containerd://" + pad12(i) + strconv.Itoa(c) + "f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6"
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, st)
+	}
+	extra := []metav1.ManagedFieldsEntry{
+		{Manager: "kube-scheduler", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
+			FieldsType: "FieldsV1", Subresource: "status",
+			FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"PodScheduled\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}}}}`)},
+		{Manager: "istio-sidecar-injector", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
+			FieldsType: "FieldsV1",
+			FieldsV1:   metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:prometheus.io/port":{},"f:prometheus.io/scrape":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"proxy\"}":{".":{},"f:args":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{},"f:resources":{}}}}}`)},
+		{Manager: "kubectl-rollout", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}`)},
+		{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1", Time: &created,
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{},"f:app.kubernetes.io/part-of":{}}}}`)},
+	}
+	p.ManagedFields = append(p.ManagedFields, extra[:1+i%4]...)
+	return p
+}
+
+func TestMemoryPod(t *testing.T) {
+	for i := range 12 {
+		p := memoryPod(i)
+		if c, m := len(p.Spec.Containers), len(p.ManagedFields); c < 2 || c > 4 || m < 3 || m > 6 || len(p.Status.ContainerStatuses) != c {
+			t.Fatalf("pod %d: %d containers, %d managedFields entries; want 2..4 and 3..6", i, c, m)
+		}
+	}
+}
+
+// memoryCorpus is memoryPods pods (as a list holds them) and, as watch
+// events, three later versions of each (nextVersion: new resourceVersion,
+// one more label).
+var memoryCorpus = sync.OnceValues(func() ([]corev1.Pod, []watch.Event) {
+	items := make([]corev1.Pod, memoryPods)
+	for i := range items {
+		items[i] = *memoryPod(i)
+	}
+	events := make([]watch.Event, 0, 3*memoryPods)
+	for g := 1; g <= 3; g++ {
+		for i := range items {
+			events = append(events, watch.Event{Type: watch.Modified, Object: nextVersion(&items[i], g)})
+		}
+	}
+	return items, events
+})
+
+// memorySubject is one way of caching the pods.
+type memorySubject struct {
+	name string
+	lib  string
+	// restsource: listwatch's decoder with these options, else the
+	// clientset's (client-go's REST decoding).
+	restsource bool
+	opts       restsource.Options
+	intern     bool // opts.Interner: a new Interner of the default size
+	// transform strips managedFields after decoding: listwatch's
+	// informer.StripManagedFields, or controller-runtime's
+	// TransformStripManagedFields on client-go's informer.
+	transform bool
+}
+
+var memorySubjects = []memorySubject{
+	{name: "listwatch", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true, ShareResourceLists: true}, intern: true},
+	{name: "listwatch-nosharing", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true},
+	{name: "listwatch-nointern", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}},
+	{name: "listwatch-transform", lib: "listwatch", restsource: true, transform: true},
+	{name: "client-go", lib: "client-go", transform: true},
+}
+
+// BenchmarkMemory (issue 16): bytes per cached object and the CPU of one
+// watch event, listwatch with the recommended memory options (restsource
+// with StripManagedFields, an Interner and ShareResourceLists) against
+// client-go's informer with controller-runtime's
+// TransformStripManagedFields, on memoryPods realistic pods (with
+// managedFields) served as protobuf and as JSON by the httptest apiserver.
+// Three more listwatch subjects split the gain: listwatch-nosharing (no
+// ShareResourceLists), listwatch-nointern (stripping while decoding only)
+// and listwatch-transform (restsource without options, stripping with
+// informer.StripManagedFields, as before issue 16).
+//
+// Per sub-benchmark the informer (namespace and node indexes, one
+// in-order handler) syncs once; live-B/obj is the live heap it then holds
+// (after two collections, minus the heap before it started) per cached
+// pod, decoder and connection buffers and the Interner's table included.
+// One op is then one MODIFIED event (a new version of a cached pod)
+// decoded and applied: cpu-ns/event is the process's CPU per event, every
+// goroutine and the GC included. intern-hit-% is the Interner's string
+// hit rate after the sync and the events.
+func BenchmarkMemory(b *testing.B) {
+	items, events := memoryCorpus()
+	srv := podServerFor(b, items)
+	srv.setEvents(events)
+	for _, ct := range []struct{ name, contentType string }{{"protobuf", protobufType}, {"json", jsonType}} {
+		for _, subject := range memorySubjects {
+			var (
+				run     *running
+				cnt     *counter
+				in      *restsource.Interner
+				perObj  float64
+				next    int
+				started bool
+			)
+			b.Run(ct.name+"/"+subject.name, func(b *testing.B) {
+				if !started {
+					started = true
+					cnt = newCounter(int64(len(items)))
+					cs := srv.clientset(b, ct.contentType) // pre-encodes the lists: not counted
+					base := liveHeap()
+					var lw cache.ListerWatcher = srv.listWatch(b, ct.contentType)
+					if subject.restsource {
+						opts := subject.opts
+						opts.Client, opts.Resource, opts.ContentType = cs.CoreV1().RESTClient(), "pods", ct.contentType
+						if subject.intern {
+							in = restsource.NewInterner(0)
+							opts.Interner = in
+						}
+						src, err := restsource.New[*corev1.Pod](opts)
+						if err != nil {
+							b.Fatal(err)
+						}
+						lw = src
+					}
+					run = startMemory(b, subject, lw, cnt.hit)
+					cnt.wait(b, 5*time.Minute)
+					waitUntil(b, "synced", time.Minute, run.hasSynced)
+					perObj = float64(liveHeap()-base) / float64(len(items))
+					if n := countCached(run, items); n != len(items) {
+						b.Fatalf("%d pods cached, want %d", n, len(items))
+					}
+				}
+				cnt.expect(int64(b.N))
+				runtime.GC()
+				b.ResetTimer()
+				m := startMeter()
+				for range b.N {
+					srv.live <- next % len(events)
+					next++
+				}
+				cnt.wait(b, 5*time.Minute)
+				b.StopTimer()
+				m.report(b, float64(b.N), "event")
+				b.ReportMetric(perObj, "live-B/obj")
+				if in != nil {
+					b.ReportMetric(100*in.Stats().HitRate(), "intern-hit-%")
+				}
+			})
+			if run != nil {
+				run.stop()
+			}
+		}
+	}
+}
+
+// countCached counts the pods cached, namespace by namespace.
+func countCached(run *running, items []corev1.Pod) int {
+	seen := map[string]bool{}
+	n := 0
+	for i := range items {
+		if ns := items[i].Namespace; !seen[ns] {
+			seen[ns] = true
+			n += run.nsList(ns)
+		}
+	}
+	return n
+}
+
+// startMemory is start (subject_test.go) with a transform: the informer
+// with the namespace and node indexes and one in-order handler fn.
+func startMemory(b *testing.B, s memorySubject, lw cache.ListerWatcher, fn func(*corev1.Pod)) *running {
+	if s.lib == "listwatch" && !s.transform {
+		return start(b, s.lib, setup{lw: lw, inOrderQueue: true, handlers: []handler{{fn: fn}}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	r := &running{}
+	switch s.lib {
+	case "listwatch":
+		inf, err := informer.New(informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}, Transform: informer.StripManagedFields[*corev1.Pod]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mode := informer.InOrder
+		if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+			AddFunc:    func(p *corev1.Pod, _ bool) { fn(p) },
+			UpdateFunc: func(_, p *corev1.Pod) { fn(p) },
+			DeleteFunc: func(p *corev1.Pod, _ bool) { fn(p) },
+		}, informer.HandlerOptions{Delivery: &mode}); err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() { _ = inf.Run(ctx) })
+		rd := inf.Reader()
+		r.hasSynced = inf.HasSynced
+		r.nsList = func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) }
+	case "client-go":
+		inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
+			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
+			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
+		})
+		if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { fn(o.(*corev1.Pod)) },
+			UpdateFunc: func(_, o any) { fn(o.(*corev1.Pod)) },
+		}); err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() { inf.RunWithContext(ctx) })
+		r.hasSynced = inf.HasSynced
+		r.nsList = func(ns string) int { return len(mustList(inf.GetIndexer(), ns)) }
+	}
+	r.stop = func() { cancel(); wg.Wait() }
+	return r
+}
