@@ -30,6 +30,15 @@
 // lost) to [MemberOptions.OnChange]. A Lease is live while its renewTime
 // plus leaseDurationSeconds is after now ([Peer.Live], [LiveMembers]).
 //
+// A [Filter] follows a member's assignment (feed it each Change) and says
+// whether the member owns an object; [FilterFunc] adapts it to a typed
+// informer hook such as informer.FilteringHandler, so that a work queue sees
+// only owned keys.
+//
+// FNV-1a (the server's choice) spreads random uids well, but names that
+// differ only in their last character hash close together and usually share
+// a slice: with [FieldNamespace], tenant-0 ... tenant-9 land on one member.
+//
 // docs/sharding.md has the design, the guarantees and the measured
 // figures.
 //

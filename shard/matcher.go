@@ -24,11 +24,16 @@ func (a *Assignment) Matcher(member string, field Field) (*Matcher, error) {
 	if err := field.check(); err != nil {
 		return nil, err
 	}
-	m := &Matcher{field: field.orDefault(), n: a.n, owned: make([]uint64, (a.n+63)/64)}
-	for _, s := range a.Owned(member) {
+	return matcherOf(a.Owned(member), a.n, field.orDefault()), nil
+}
+
+// matcherOf is the Matcher on field (valid) owning slices ss of n.
+func matcherOf(ss []int, n int, field Field) *Matcher {
+	m := &Matcher{field: field, n: n, owned: make([]uint64, (n+63)/64)}
+	for _, s := range ss {
 		m.owned[s/64] |= 1 << (s % 64)
 	}
-	return m, nil
+	return m
 }
 
 // Field is the field m hashes.
