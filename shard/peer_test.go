@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -124,5 +126,49 @@ func TestViewConflicts(t *testing.T) {
 	}
 	if got := v.conflicts(peers, t0); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("conflicts = %v", got)
+	}
+}
+
+// TestViewIncrementalEqualsAssign: whatever the steps, the view's
+// assignment is the one Assign computes from scratch.
+func TestViewIncrementalEqualsAssign(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	v := view{self: "m0", slices: 512}
+	var live []string
+	for step := range 200 {
+		set := map[string]bool{}
+		for _, m := range live {
+			set[m] = true
+		}
+		for range r.IntN(incrementalLimit + 4) { // sometimes past the limit
+			m := fmt.Sprintf("m%d", r.IntN(40))
+			set[m] = !set[m]
+		}
+		var peers []Peer
+		live = live[:0]
+		for m, in := range set {
+			if in {
+				live = append(live, m)
+				peers = append(peers, Peer{Identity: m, Renewed: t0, Duration: time.Minute})
+			}
+		}
+		slices.Sort(live)
+		v.observe(peers, t0)
+		want := MustAssign(live, Options{Slices: 512})
+		for s := range 512 {
+			if v.cur.Owner(s) != want.Owner(s) {
+				t.Fatalf("step %d slice %d: view %q, Assign %q", step, s, v.cur.Owner(s), want.Owner(s))
+			}
+		}
+		if !slices.Equal(v.cur.Members(), live) {
+			t.Fatalf("step %d: members %v, want %v", step, v.cur.Members(), live)
+		}
+	}
+}
+
+func TestSetDiff(t *testing.T) {
+	j, l := setDiff([]string{"a", "c", "d"}, []string{"b", "c", "e"})
+	if !slices.Equal(j, []string{"b", "e"}) || !slices.Equal(l, []string{"a", "d"}) {
+		t.Errorf("setDiff = %v, %v", j, l)
 	}
 }

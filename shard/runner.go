@@ -17,9 +17,13 @@ import (
 
 // runner is the state of one Run, touched only by Run's goroutine.
 type runner struct {
-	m      *Member
-	clock  clock.WithTicker
+	// m is the Member being run; its opts are resolved.
+	m *Member
+	// clock is m.opts.Clock, never nil.
+	clock clock.WithTicker
+	// leases writes the Leases of the ring's namespace.
 	leases coordinationclient.LeaseInterface
+	// lister reads the Lease informer's cache (the ring's Leases only).
 	lister coordinationlisters.LeaseNamespaceLister
 	// view turns peers into Changes.
 	view view

@@ -40,11 +40,7 @@ func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next tim
 	if v.cur != nil && slices.Equal(v.cur.members, live) {
 		return Change{}, false, next
 	}
-	a, err := Assign(live, Options{Slices: v.slices})
-	if err != nil {
-		// Unreachable: identities are non-empty and slices valid.
-		panic(err)
-	}
+	a := v.next(live)
 	d, err := DiffFor(v.cur, a, v.self)
 	if err != nil {
 		panic(err) // unreachable: one slice count throughout
@@ -64,4 +60,56 @@ func (v *view) conflicts(peers []Peer, now time.Time) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// incrementalLimit is the most joins and leaves next applies one by one
+// (each costing about one weight per slice) before it recomputes the whole
+// table (one weight per slice and member).
+const incrementalLimit = 8
+
+// next is the assignment of live (sorted, unique, non-empty): from cur by
+// joins and leaves when few members changed, else from scratch. Both give
+// the same table (TestJoinLeaveMovesOnlyTheMinimum).
+func (v *view) next(live []string) *Assignment {
+	if v.cur != nil {
+		joined, left := setDiff(v.cur.members, live)
+		if len(joined)+len(left) <= incrementalLimit {
+			a := v.cur
+			for _, m := range left {
+				a = a.Without(m)
+			}
+			for _, m := range joined {
+				var err error
+				if a, err = a.With(m); err != nil {
+					panic(err) // unreachable: identities are non-empty
+				}
+			}
+			return a
+		}
+	}
+	a, err := Assign(live, Options{Slices: v.slices})
+	if err != nil {
+		panic(err) // unreachable: identities are non-empty, slices valid
+	}
+	return a
+}
+
+// setDiff returns the names of b missing from a (joined) and of a missing
+// from b (left); both inputs sorted and unique.
+func setDiff(a, b []string) (joined, left []string) {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			left = append(left, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			joined = append(joined, b[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return joined, left
 }
