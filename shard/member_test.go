@@ -3,6 +3,8 @@ package shard
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -316,5 +318,46 @@ func TestMemberOptions(t *testing.T) {
 			m.opts.RenewInterval != DefaultLeaseDuration/3 || m.Status().Lease != "ring-pod-7" {
 			t.Fatalf("defaults: %+v", m.opts)
 		}
+	})
+}
+
+// TestRingConverges: five members with different renewal intervals on one
+// fake API server, the clock stepped by random amounts; after every step
+// and every departure all running members hold the same assignment.
+func TestRingConverges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cs := fake.NewClientset()
+		clk := clocktesting.NewFakeClock(t0)
+		r := rand.New(rand.NewPCG(15, 16))
+		var ring []*running
+		for i := range 5 {
+			renew := time.Duration(2+i) * time.Second
+			ring = append(ring, startMember(t, cs, clk, fmt.Sprintf("m%d", i), func(o *MemberOptions) { o.RenewInterval = renew }))
+			synctest.Wait()
+		}
+		agree := func(when string) {
+			t.Helper()
+			want := ring[0].m.Assignment()
+			if got := len(want.Members()); got != len(ring) {
+				t.Fatalf("%s: %d members in the assignment, %d running", when, got, len(ring))
+			}
+			for _, x := range ring[1:] {
+				if !x.m.Assignment().Equal(want) {
+					t.Fatalf("%s: %s has %v, %s has %v", when, x.m.Identity(), x.m.Assignment(), ring[0].m.Identity(), want)
+				}
+			}
+		}
+		agree("after the joins")
+		for i := range 30 {
+			step(clk, time.Duration(r.IntN(3000))*time.Millisecond)
+			agree(fmt.Sprintf("step %d", i))
+		}
+		for len(ring) > 1 {
+			ring[len(ring)-1].stop(t)
+			ring = ring[:len(ring)-1]
+			synctest.Wait()
+			agree(fmt.Sprintf("down to %d", len(ring)))
+		}
+		ring[0].stop(t)
 	})
 }
