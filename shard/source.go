@@ -1,0 +1,262 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
+	"k8s.io/utils/ptr"
+)
+
+// SourceOptions configures NewSource.
+type SourceOptions struct {
+	// Inner lists and watches the whole resource, e.g.
+	// reflector.FromClient(clientset.CoreV1().Pods("")); required.
+	Inner cache.ListerWatcherWithContext
+	// Field is the hashed field; empty means FieldUID.
+	Field Field
+}
+
+// Source is a list-and-watch source (informer.Options.Source) that yields
+// only one member's objects. Each list and watch carries the member's shard
+// selector, and every object and event is also checked on the client with
+// the member's Matcher, so the result is the same whether or not the
+// server applied the selector (ServerFiltered says which it did on the
+// last list). Feed it the member's Changes (Update, or OnChange as
+// MemberOptions.OnChange): a change ends the open watch with 410 Gone, so
+// the reflector relists under the new selector and its relist drops the
+// objects of lost slices (as deletions; Owns tells them apart from real
+// ones) and adds those of gained slices. Lists wait for the first Change.
+//
+// A stop-gap until the informer has a filter hook of its own (see
+// docs/sharding.md, "Integration with the informer"): every reassignment
+// costs the member a relist of its part, and lost objects look deleted.
+type Source struct {
+	// inner is the unfiltered source; never nil.
+	inner cache.ListerWatcherWithContext
+	// field is the hashed field, valid and never empty.
+	field Field
+	// part is the member's current part, nil before the first Update.
+	part atomic.Pointer[part]
+	// ready is closed by the first Update.
+	ready chan struct{}
+	// readyOnce guards close(ready).
+	readyOnce sync.Once
+	// serverFiltered: 0 unknown (no list yet), 1 the last list was
+	// filtered by the server, 2 it was not.
+	serverFiltered atomic.Int32
+
+	// mu guards listed and open.
+	mu sync.Mutex
+	// listed is the part the current list cycle started under (its first
+	// page, or its streaming watch); a watch under another part must not
+	// follow it.
+	listed *part
+	// open are the watches not yet ended; Update expires them.
+	open map[*filteredWatch]struct{}
+}
+
+// part is a member's share of the hash space under one assignment.
+type part struct {
+	// selector is the shard selector; "" when the member owns nothing.
+	selector string
+	// matcher owns the member's slices; never nil.
+	matcher *Matcher
+}
+
+// NewSource wraps opts.Inner. It starts nothing.
+func NewSource(opts SourceOptions) (*Source, error) {
+	if opts.Inner == nil {
+		return nil, fmt.Errorf("shard: SourceOptions.Inner is nil")
+	}
+	if err := opts.Field.check(); err != nil {
+		return nil, err
+	}
+	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), ready: make(chan struct{}),
+		open: map[*filteredWatch]struct{}{}}, nil
+}
+
+// Update switches the source to c.Member's part of c.Assignment and ends
+// every open watch with 410 Gone, so that the reflector relists.
+func (s *Source) Update(c Change) {
+	sel, _, err := c.Assignment.Selector(c.Member, s.field)
+	if err != nil {
+		panic(err) // unreachable: s.field was checked by NewSource
+	}
+	m, _ := c.Assignment.Matcher(c.Member, s.field)
+	s.part.Store(&part{selector: sel, matcher: m})
+	s.readyOnce.Do(func() { close(s.ready) })
+	s.mu.Lock()
+	open := s.open
+	s.open = map[*filteredWatch]struct{}{}
+	s.mu.Unlock()
+	for w := range open {
+		w.expire()
+	}
+}
+
+// OnChange is Update, with the signature of MemberOptions.OnChange.
+func (s *Source) OnChange(c Change) { s.Update(c) }
+
+// Owns reports whether the member owns obj under the latest Change; false
+// before the first. A handler's delete for an object the member no longer
+// owns is a move to another member, not a deletion on the server.
+func (s *Source) Owns(obj metav1.Object) bool {
+	p := s.part.Load()
+	return p != nil && p.matcher.Owns(obj)
+}
+
+// ServerFiltered reports whether the server applied the shard selector to
+// the last list (its response carried ListMeta.ShardInfo with that
+// selector); known is false before the first list.
+func (s *Source) ServerFiltered() (filtered, known bool) {
+	v := s.serverFiltered.Load()
+	return v == 1, v != 0
+}
+
+// IsWatchListSemanticsUnSupported passes on the inner source's answer
+// (client-go's optional interface for streaming lists).
+func (s *Source) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(s.inner)
+}
+
+// wait returns the current part once there is one.
+func (s *Source) wait(ctx context.Context) (*part, error) {
+	select {
+	case <-s.ready:
+		return s.part.Load(), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ListWithContext lists the member's objects: the first page of a cycle
+// fixes the part for its later pages and for the watch that follows.
+func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	p, err := s.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if opts.Continue == "" {
+		s.listed = p
+	} else if s.listed != nil {
+		p = s.listed
+	}
+	s.mu.Unlock()
+	if p.selector == "" {
+		// The member owns nothing: an empty list at the collection's
+		// current resource version (an empty selector would list all).
+		opts.Limit, opts.Continue = 1, ""
+	}
+	opts.ShardSelector = p.selector
+	list, err := s.inner.ListWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if p.selector == "" {
+		return list, emptyList(list)
+	}
+	if echoed, ok := shardInfoOf(list); ok && echoed == p.selector {
+		s.serverFiltered.Store(1)
+		return list, nil
+	}
+	s.serverFiltered.Store(2)
+	return list, filterList(list, p.matcher)
+}
+
+// WatchWithContext watches the member's objects. A watch under a part
+// other than its list's fails with 410 Gone: the list is stale.
+func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	p, err := s.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	streaming := ptr.Deref(opts.SendInitialEvents, false)
+	s.mu.Lock()
+	if streaming {
+		s.listed = p
+	}
+	stale := !streaming && s.listed != nil && s.listed != p
+	s.mu.Unlock()
+	if stale {
+		return nil, apierrors.NewResourceExpired("the shard assignment changed since the last list")
+	}
+	opts.ShardSelector = p.selector
+	inner, err := s.inner.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newFilteredWatch(inner, p.matcher, s.forget)
+	s.mu.Lock()
+	if s.part.Load() != p { // an Update slipped in while the watch opened
+		s.mu.Unlock()
+		w.expire()
+		return w, nil
+	}
+	s.open[w] = struct{}{}
+	s.mu.Unlock()
+	return w, nil
+}
+
+// forget drops an ended watch from the open ones.
+func (s *Source) forget(w *filteredWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, w)
+}
+
+// shardInfoOf returns the selector a list response says the server applied.
+func shardInfoOf(list runtime.Object) (string, bool) {
+	if u, ok := list.(*unstructured.UnstructuredList); ok {
+		sel, found, _ := unstructured.NestedString(u.Object, "metadata", "shardInfo", "selector")
+		return sel, found
+	}
+	if a, ok := list.(metav1.ListMetaAccessor); ok {
+		if lm, ok := a.GetListMeta().(*metav1.ListMeta); ok && lm.ShardInfo != nil {
+			return lm.ShardInfo.Selector, true
+		}
+	}
+	return "", false
+}
+
+// filterList keeps the items of list that m owns.
+func filterList(list runtime.Object, m *Matcher) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if o, err := meta.Accessor(it); err != nil || m.Owns(o) {
+			kept = append(kept, it) // an item without metadata is the reflector's to report
+		}
+	}
+	if len(kept) == len(items) {
+		return nil
+	}
+	return meta.SetList(list, kept)
+}
+
+// emptyList removes every item and the continuation from list.
+func emptyList(list runtime.Object) error {
+	if err := meta.SetList(list, nil); err != nil {
+		return err
+	}
+	la, err := meta.ListAccessor(list)
+	if err != nil {
+		return err
+	}
+	la.SetContinue("")
+	la.SetRemainingItemCount(nil)
+	return nil
+}

@@ -1,0 +1,282 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// fakeLW is a ListerWatcher over fixed pods. With honour it applies the
+// shard selector as a KEP-5866 server does (apimachinery's Matches) and
+// echoes it in ShardInfo; without, it ignores it, as an older server does.
+type fakeLW struct {
+	honour bool
+	pods   []corev1.Pod
+	page   int // page size when a list asks for Limit (0: no paging)
+
+	mu      sync.Mutex
+	lists   []metav1.ListOptions
+	watches []*watch.FakeWatcher
+	wopts   []metav1.ListOptions
+}
+
+func (f *fakeLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	f.mu.Lock()
+	f.lists = append(f.lists, opts)
+	f.mu.Unlock()
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}}
+	var pods []corev1.Pod
+	for _, p := range f.pods {
+		if f.honour && opts.ShardSelector != "" {
+			sel, err := ParseSelector(opts.ShardSelector)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			if ok, _ := sel.Matches(&p); !ok {
+				continue
+			}
+		}
+		pods = append(pods, p)
+	}
+	if f.honour && opts.ShardSelector != "" {
+		list.ShardInfo = &metav1.ShardInfo{Selector: opts.ShardSelector}
+	}
+	if opts.Limit > 0 && f.page > 0 {
+		start := 0
+		if opts.Continue != "" {
+			fmt.Sscanf(opts.Continue, "%d", &start)
+		}
+		end := min(start+f.page, len(pods))
+		if end < len(pods) {
+			list.Continue = fmt.Sprint(end)
+		}
+		pods = pods[start:end]
+	}
+	list.Items = pods
+	return list, nil
+}
+
+func (f *fakeLW) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := watch.NewFakeWithChanSize(100, false)
+	f.watches = append(f.watches, w)
+	f.wopts = append(f.wopts, opts)
+	return w, nil
+}
+
+func randomPods(r *rand.Rand, n int) []corev1.Pod {
+	var out []corev1.Pod
+	for i := range n {
+		out = append(out, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%d", i),
+			UID: types.UID(randomUID(r)), ResourceVersion: "5"}})
+	}
+	return out
+}
+
+func names(list runtime.Object) []string {
+	var out []string
+	for _, p := range list.(*corev1.PodList).Items {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func ownedNames(pods []corev1.Pod, a *Assignment, member string) []string {
+	var out []string
+	for i := range pods {
+		if a.OwnerOfKey(string(pods[i].UID)) == member {
+			out = append(out, pods[i].Name)
+		}
+	}
+	return out
+}
+
+func changeFor(a *Assignment, member string) Change {
+	return Change{Member: member, Assignment: a, Diff: Diff{Gained: a.Owned(member)}}
+}
+
+func TestSourceListsOnlyOwned(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	pods := randomPods(r, 200)
+	a := MustAssign([]string{"a", "b", "c"}, Options{Slices: 64})
+	want := ownedNames(pods, a, "b")
+	for _, honour := range []bool{false, true} {
+		t.Run(fmt.Sprintf("server applies selectors: %v", honour), func(t *testing.T) {
+			lw := &fakeLW{honour: honour, pods: pods}
+			s, err := NewSource(SourceOptions{Inner: lw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, known := s.ServerFiltered(); known {
+				t.Fatal("ServerFiltered known before a list")
+			}
+			s.OnChange(changeFor(a, "b"))
+			list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(list); !slices.Equal(got, want) {
+				t.Fatalf("listed %v, want %v", got, want)
+			}
+			sel, _, _ := a.Selector("b", FieldUID)
+			if lw.lists[0].ShardSelector != sel {
+				t.Fatalf("sent selector %q, want %q", lw.lists[0].ShardSelector, sel)
+			}
+			if filtered, known := s.ServerFiltered(); filtered != honour || !known {
+				t.Fatalf("ServerFiltered = %v, %v", filtered, known)
+			}
+		})
+	}
+}
+
+func TestSourceListWaitsForAssignment(t *testing.T) {
+	s, _ := NewSource(SourceOptions{Inner: &fakeLW{}})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.ListWithContext(ctx, metav1.ListOptions{}); err == nil {
+		t.Fatal("List without an assignment returned")
+	}
+	if _, err := s.WatchWithContext(ctx, metav1.ListOptions{}); err == nil {
+		t.Fatal("Watch without an assignment returned")
+	}
+	if s.Owns(testObject("ns", "x")) {
+		t.Fatal("Owns before any Change")
+	}
+	if _, err := NewSource(SourceOptions{}); err == nil {
+		t.Fatal("NewSource without Inner")
+	}
+	if _, err := NewSource(SourceOptions{Inner: &fakeLW{}, Field: "metadata.name"}); err == nil {
+		t.Fatal("NewSource with an unsupported field")
+	}
+}
+
+func TestSourceOwningNothingListsNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	lw := &fakeLW{pods: randomPods(r, 20), page: 5}
+	s, _ := NewSource(SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a"}, Options{Slices: 8})
+	s.Update(changeFor(a, "stranger"))
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.(*corev1.PodList); len(got.Items) != 0 || got.Continue != "" || got.ResourceVersion != "10" {
+		t.Fatalf("list = %d items, continue %q, rv %q", len(got.Items), got.Continue, got.ResourceVersion)
+	}
+	if lw.lists[0].ShardSelector != "" || lw.lists[0].Limit != 1 {
+		t.Fatalf("sent %+v", lw.lists[0])
+	}
+}
+
+// TestSourcePagesKeepTheirPart: an Update between pages does not change
+// the selector of the pages that follow; the watch after that list is
+// refused with 410, so the reflector relists.
+func TestSourcePagesKeepTheirPart(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	lw := &fakeLW{honour: true, pods: randomPods(r, 100), page: 10}
+	s, _ := NewSource(SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+	s.Update(changeFor(a, "a"))
+	first, _ := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10})
+	s.Update(changeFor(a.Without("b"), "a"))
+	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10, Continue: first.(*corev1.PodList).Continue}); err != nil {
+		t.Fatal(err)
+	}
+	if lw.lists[1].ShardSelector != lw.lists[0].ShardSelector {
+		t.Fatal("a page changed selector within one list")
+	}
+	if _, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10"}); !apierrors.IsResourceExpired(err) {
+		t.Fatalf("watch after a stale list: %v, want 410", err)
+	}
+	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10"})
+	if err != nil {
+		t.Fatalf("watch after a fresh list: %v", err)
+	}
+	w.Stop()
+}
+
+// TestSourceWatchFiltersAndExpires: events of other members' objects are
+// dropped, bookmarks pass, and an Update ends the watch with 410 Gone and
+// stops the server's watch.
+func TestSourceWatchFiltersAndExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(27, 28))
+		pods := randomPods(r, 40)
+		lw := &fakeLW{pods: pods}
+		s, _ := NewSource(SourceOptions{Inner: lw})
+		a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+		s.Update(changeFor(a, "a"))
+		w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10", AllowWatchBookmarks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := lw.watches[0]
+		for i := range pods {
+			inner.Modify(&pods[i])
+		}
+		inner.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "11"}})
+		want := ownedNames(pods, a, "a")
+		var got []string
+		for range want {
+			ev := <-w.ResultChan()
+			got = append(got, ev.Object.(*corev1.Pod).Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("events for %v, want %v", got, want)
+		}
+		if ev := <-w.ResultChan(); ev.Type != watch.Bookmark {
+			t.Fatalf("after the owned events: %v, want the bookmark", ev.Type)
+		}
+		s.Update(changeFor(a.Without("b"), "a"))
+		ev, ok := <-w.ResultChan()
+		if !ok || ev.Type != watch.Error || !apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
+			t.Fatalf("after Update: %v %v, want a 410 error event", ev, ok)
+		}
+		if _, ok := <-w.ResultChan(); ok {
+			t.Fatal("the watch goes on after its 410")
+		}
+		synctest.Wait()
+		if !inner.IsStopped() {
+			t.Fatal("the server's watch was not stopped")
+		}
+		w.Stop()
+	})
+}
+
+func TestShardInfoOf(t *testing.T) {
+	const sel = "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')"
+	u := &unstructured.UnstructuredList{Object: map[string]any{"metadata": map[string]any{"shardInfo": map[string]any{"selector": sel}}}}
+	pm := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ShardInfo: &metav1.ShardInfo{Selector: sel}}}
+	for _, tc := range []struct {
+		name string
+		list runtime.Object
+		want string
+		ok   bool
+	}{
+		{"unstructured", u, sel, true},
+		{"metadata", pm, sel, true},
+		{"typed without", &corev1.PodList{}, "", false},
+		{"unstructured without", &unstructured.UnstructuredList{Object: map[string]any{}}, "", false},
+		{"not a list", &corev1.Pod{}, "", false},
+	} {
+		if got, ok := shardInfoOf(tc.list); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %q, %v", tc.name, got, ok)
+		}
+	}
+}
