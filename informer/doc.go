@@ -40,9 +40,9 @@
 // Resync (HandlerOptions.ResyncPeriod) replays the cache to a handler as
 // updates from each object to itself, from memory, as a late join does:
 // nothing is written to the store or re-indexed, and other handlers are
-// not involved. It is not a relist: the
-// reflector contacts the server again only after a failure, and a relist
-// that finds an object unchanged tells no handler.
+// not involved. It is not a relist: the reflector contacts the server
+// again only after a failure, and a relist that finds an object unchanged
+// tells no handler.
 //
 // For code written against client-go, NewSharedIndexInformer returns a
 // cache.SharedIndexInformer with client-go's semantics on this engine.

@@ -35,7 +35,9 @@
 //
 // Writes: Upsert (alias Add, Update), Swap (Upsert returning the replaced
 // object), SwapKeyed (Swap with a precomputed key), Delete, DeleteByKey,
-// Replace, BeginReplace, Bookmark. Reads: Get, GetByKey, List,
+// Replace, BeginReplace, Bookmark, and [Store.Write], which runs a batch
+// of them ([Tx.Swap], [Tx.Delete], [Tx.Get], [Tx.SetResourceVersion])
+// under one hold of the write lock. Reads: Get, GetByKey, List,
 // ListBySelector, ListKeys, Len, ByIndex, Index, IndexKeys,
 // ListIndexValues, IndexNames, Stats, Namespace(ns).List and .Get.
 //
@@ -83,15 +85,23 @@
 // # Concurrency
 //
 // A Store and its Readers are safe for concurrent use. One sync.RWMutex
-// guards the data; writes hold it for one object (Replace and Commit for
-// the whole sweep). Reads size and allocate their result before taking the
-// read lock and then only copy object references, so readers hold writers
-// off briefly: a namespace list touches only the namespace's postings, and
-// a full List copies runs of the dense object array in bulk. Go's RWMutex
-// lets a waiting writer in before new readers, so writers are not starved
-// (BenchmarkWriteWhileListingNamespaces and BenchmarkWriteWhileListingAll
-// measure it against client-go). The objects returned are the stored ones,
-// shared, not copies: readers must not modify them.
+// guards the data; writes hold it for one object, or for one batch with
+// [Store.Write] (Replace and Commit for the whole sweep). Reads size and
+// allocate their result before taking the read lock and then only copy
+// object references, so readers hold writers off briefly: a namespace
+// list touches only the namespace's postings, and a full List copies runs
+// of the dense object array in bulk.
+//
+// Large index values (64 objects or more: a big namespace, a busy node)
+// are read with no lock at all: the first reader copies the value's
+// objects into a snapshot and publishes it, later readers copy the
+// snapshot, and a write that changes the value rebuilds the snapshot when
+// its critical section ends, once per batch, if anyone read the old one
+// (or withdraws it if nobody did). So the readers a controller runs all
+// the time never make the writer wait, and each read still sees the value
+// before a write or after it, never a mix. The price is one reference (8
+// bytes) per object of each large value being read. The objects returned
+// are the stored ones, shared, not copies: readers must not modify them.
 //
 // Index functions and key functions are called with the lock held and must
 // not call back into the store. They must be deterministic: the store
