@@ -1,14 +1,17 @@
 package shard_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )
 
@@ -88,4 +91,40 @@ func ExampleLiveMembers() {
 	fmt.Println(live, next.Sub(t0))
 	// Output:
 	// [pod-0 pod-2] 10s
+}
+
+// A sharded pod informer: the Member's Changes drive the Source, which
+// lists and watches only this replica's pods. (Not run: it needs a
+// cluster.)
+func ExampleSource() {
+	ctx := context.Background()
+	var clientset kubernetes.Interface // from your kubeconfig
+
+	src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
+	if err != nil {
+		panic(err)
+	}
+	member, err := shard.NewMember(ctx, shard.MemberOptions{
+		Client: clientset, Namespace: "my-controller", Ring: "pods",
+		OnChange: src.OnChange, // lists wait for the first Change
+	})
+	if err != nil {
+		panic(err)
+	}
+	go member.Run(ctx) // holds and renews this replica's Lease; deletes it when ctx ends
+
+	inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src})
+	if err != nil {
+		panic(err)
+	}
+	inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+		AddFunc: func(p *corev1.Pod, _ bool) { /* enqueue */ },
+		DeleteFunc: func(p *corev1.Pod, _ bool) {
+			if !src.Owns(p) {
+				return // moved to another replica, not deleted
+			}
+			// deleted on the server
+		},
+	}, informer.HandlerOptions{})
+	go inf.Run(ctx)
 }
