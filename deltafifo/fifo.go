@@ -166,5 +166,7 @@ func (f *FIFO[T]) Close() { f.c.close() }
 // IsClosed reports whether Close was called.
 func (f *FIFO[T]) IsClosed() bool { return f.c.isClosed() }
 
-// Len returns the number of queued keys (events, in in-order mode).
+// Len returns the number of queued keys (events, in in-order mode) plus
+// those of the batch a [FIFO.PopBatch] process function is applying: it
+// is 0 only once everything queued has been applied.
 func (f *FIFO[T]) Len() int { return f.c.len() }

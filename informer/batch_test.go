@@ -45,7 +45,7 @@ func TestListenerAddBatch(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			clk := &countingClock{}
 			r := &recorder{gate: make(chan struct{})}
-			l := newListener[*obj](r, ListenerOptions{Mode: mode, Clock: clk})
+			l := newListener[*obj](r, listenerOptions{Mode: mode, Clock: clk})
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan struct{})
 			go func() { defer close(done); l.run(ctx) }()

@@ -27,8 +27,8 @@ const (
 	InOrder
 )
 
-// ListenerOptions configures one handler's listener.
-type ListenerOptions struct {
+// listenerOptions configures one handler's listener (internal: HandlerOptions is the public form).
+type listenerOptions struct {
 	// Mode is Coalesce (the default) or InOrder.
 	Mode DeliveryMode
 	// Clock measures lag and handler time. Nil means the real clock.
@@ -95,7 +95,7 @@ type queuedNote[T any] struct {
 	since int64
 }
 
-func newListener[T any](h Handler[T], opts ListenerOptions) *listener[T] {
+func newListener[T any](h Handler[T], opts listenerOptions) *listener[T] {
 	l := &listener[T]{h: h, mode: opts.Mode, clock: opts.Clock, log: opts.Logger, entries: map[string]pending[T]{},
 		synced: make(chan struct{})}
 	if l.clock == nil {

@@ -64,7 +64,7 @@ func syn(o *obj) *Notification[*obj] { return &Notification[*obj]{Kind: Synced, 
 // startListener runs a listener inside the current synctest bubble and
 // stops it at the end of the test.
 func startListener(t *testing.T, h Handler[*obj], mode DeliveryMode) *listener[*obj] {
-	l := newListener[*obj](h, ListenerOptions{Mode: mode})
+	l := newListener[*obj](h, listenerOptions{Mode: mode})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); l.run(ctx) }()

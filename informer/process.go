@@ -9,8 +9,12 @@ import (
 // transaction (readers see the whole batch or none of it, and the batch
 // waits for readers once), and hands the resulting notifications to the
 // handlers: each listener gets the whole batch under one lock, with at
-// most one wake-up, and the clock is read at most once for the batch. The FIFO calls it under its lock from popLoop;
-// keys in a batch are distinct, and initial holds for all of it or none.
+// most one wake-up, and the clock is read at most once for the batch.
+// popLoop hands it to [deltafifo.FIFO.PopBatch], which calls it without
+// the FIFO's lock (the reflector keeps queueing meanwhile); it holds the
+// informer's mu, so a handler added meanwhile is replayed the cache either
+// before the batch or after it. Keys in a batch are distinct, and initial
+// holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()

@@ -69,7 +69,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 		log = *opts.Logger
 	}
 	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
-		ownLogger: opts.Logger != nil, l: newListener(h, ListenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
+		ownLogger: opts.Logger != nil, l: newListener(h, listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 	r.l.onPanic = inf.onPanic
 	if inf.stopped {
 		return nil, ErrStopped
