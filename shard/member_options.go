@@ -44,6 +44,13 @@ type MemberOptions struct {
 	// RenewInterval is the time between renewals; 0 means LeaseDuration/3.
 	// It must be below LeaseDuration.
 	RenewInterval time.Duration
+	// CollectAfter is how long a ring member's Lease must have been expired
+	// before the ring deletes it (a crashed replica that never came back
+	// leaves one; a graceful one deletes its own). Only the owner of slice
+	// 0 collects, at its renewals. 0 means 10 × LeaseDuration; negative
+	// never collects. A replica that comes back after its Lease was
+	// collected simply creates a new one.
+	CollectAfter time.Duration
 	// Clock is the source of time for renewals and liveness; nil means the
 	// real clock.
 	Clock clock.WithTicker
@@ -101,6 +108,9 @@ func (o MemberOptions) resolve() (resolved, error) {
 	}
 	if o.RenewInterval <= 0 || o.RenewInterval >= o.LeaseDuration {
 		errs = append(errs, fmt.Errorf("RenewInterval %v is not in (0, LeaseDuration %v)", o.RenewInterval, o.LeaseDuration))
+	}
+	if o.CollectAfter == 0 {
+		o.CollectAfter = 10 * o.LeaseDuration
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}

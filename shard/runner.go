@@ -67,6 +67,7 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 			return
 		case <-ticker.C():
 			r.renew(ctx)
+			r.collect(ctx)
 		case <-poke:
 		case <-synced:
 			synced = nil
