@@ -39,6 +39,7 @@ func (r *runner) collect(ctx context.Context) {
 		err := r.leases.Delete(ctx, l.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
 		switch {
 		case err == nil:
+			r.m.opts.Metrics.Collected()
 			r.m.log.V(2).Info("Deleted the Lease of a member gone for long", "lease", l.Name, "expired", p.Expiry())
 		case !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil:
 			r.m.log.V(2).Info("Could not delete a stale Lease", "lease", l.Name, "err", err)

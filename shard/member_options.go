@@ -51,6 +51,8 @@ type MemberOptions struct {
 	// never collects. A replica that comes back after its Lease was
 	// collected simply creates a new one.
 	CollectAfter time.Duration
+	// Metrics receives the member's figures; nil means NoopMemberMetrics.
+	Metrics MemberMetrics
 	// Clock is the source of time for renewals and liveness; nil means the
 	// real clock.
 	Clock clock.WithTicker
@@ -111,6 +113,9 @@ func (o MemberOptions) resolve() (resolved, error) {
 	}
 	if o.CollectAfter == 0 {
 		o.CollectAfter = 10 * o.LeaseDuration
+	}
+	if o.Metrics == nil {
+		o.Metrics = NoopMemberMetrics{}
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}

@@ -361,3 +361,59 @@ func TestRingConverges(t *testing.T) {
 		ring[0].stop(t)
 	})
 }
+
+// countingMetrics records a Member's figures.
+type countingMetrics struct {
+	mu                                    sync.Mutex
+	members, owned, gained, lost          int
+	renewals, failedRenewals, collections int
+}
+
+func (c *countingMetrics) Assignment(members, owned int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.members, c.owned = members, owned
+}
+
+func (c *countingMetrics) Reassigned(gained, lost int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gained += gained
+	c.lost += lost
+}
+
+func (c *countingMetrics) Renewal(ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok {
+		c.renewals++
+	} else {
+		c.failedRenewals++
+	}
+}
+
+func (c *countingMetrics) Collected() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collections++
+}
+
+func TestMemberMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cs := fake.NewClientset(lease("ghost", t0.Add(-time.Hour), 15))
+		clk := clocktesting.NewFakeClock(t0)
+		m := &countingMetrics{}
+		a := startMember(t, cs, clk, "a", func(o *MemberOptions) { o.Metrics = m; o.CollectAfter = time.Minute })
+		synctest.Wait()
+		step(clk, 5*time.Second)
+		a.stop(t)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		// Join (64 gained), then leave (64 lost); two renewals; the ghost
+		// collected.
+		if m.members != 0 || m.owned != 0 || m.gained != 64 || m.lost != 64 || m.renewals != 2 ||
+			m.failedRenewals != 0 || m.collections != 1 {
+			t.Fatalf("metrics: %+v", m)
+		}
+	})
+}

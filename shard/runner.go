@@ -115,6 +115,8 @@ func (r *runner) publish(c Change) {
 	r.m.current.Store(c.Assignment)
 	owned := len(c.Assignment.Owned(r.m.opts.Identity))
 	r.m.setStatus(func(s *Status) { s.Members, s.Owned = c.Assignment.Members(), owned })
+	r.m.opts.Metrics.Assignment(len(c.Assignment.members), owned)
+	r.m.opts.Metrics.Reassigned(len(c.Gained), len(c.Lost))
 	r.m.log.V(2).Info("Ring assignment changed", "members", len(c.Assignment.members),
 		"owned", owned, "gained", len(c.Gained), "lost", len(c.Lost))
 	if r.m.opts.OnChange != nil {
@@ -165,6 +167,7 @@ func (r *runner) renew(ctx context.Context) {
 			written, err = r.leases.Update(ctx, l, metav1.UpdateOptions{})
 		}
 	}
+	r.m.opts.Metrics.Renewal(err == nil)
 	if err != nil {
 		r.lease = nil
 		if ctx.Err() == nil {
