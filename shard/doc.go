@@ -23,8 +23,9 @@
 // sharding.Selector.
 //
 // A [Member] is one replica's place in a ring of replicas: it holds a
-// coordination.k8s.io/v1 Lease labelled [RingLabel]=<ring> (named
-// <ring>-<identity>, identity the pod name by default), renews it, watches
+// coordination.k8s.io/v1 Lease, labelled [RingLabel] with the ring's name
+// and named <ring>-<identity> (the identity is the pod name by default),
+// renews it, watches
 // the ring's Leases and, whenever the set of live members changes, computes
 // the new [Assignment] and hands a [Change] (what the member gained and
 // lost) to [MemberOptions.OnChange]. A Lease is live while its renewTime
@@ -73,6 +74,13 @@
 //		},
 //	})
 //	go mem.Run(ctx) // releases the Lease when ctx ends
+//
+// A sharded informer, the Member's Changes driving the Source (the
+// Source example has it whole):
+//
+//	src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
+//	// shard.MemberOptions{..., OnChange: src.OnChange}
+//	inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src})
 //
 // # Concurrency
 //
