@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	operator "github.com/listwatch/listwatch/examples/controller-runtime"
+	"github.com/listwatch/listwatch/examples/operator"
 )
 
 // The ConfigMap the operator keeps for a Secret: value digests, never values.

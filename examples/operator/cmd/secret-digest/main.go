@@ -1,8 +1,8 @@
 // Command secret-digest runs the digest operator of
-// examples/controller-runtime against the cluster of a kubeconfig:
+// examples/operator against the cluster of a kubeconfig:
 //
-//	go run ./examples/controller-runtime/cmd/secret-digest -kubeconfig ~/.kube/config -namespace demo
-//	go run ./examples/controller-runtime/cmd/secret-digest -informers=client-go ...
+//	go run ./examples/operator/cmd/secret-digest -kubeconfig ~/.kube/config -namespace demo
+//	go run ./examples/operator/cmd/secret-digest -informers=client-go ...
 //
 // It stops on SIGINT or SIGTERM.
 package main
@@ -19,7 +19,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	operator "github.com/listwatch/listwatch/examples/controller-runtime"
+	"github.com/listwatch/listwatch/examples/operator"
 )
 
 func main() {
