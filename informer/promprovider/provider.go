@@ -125,6 +125,19 @@ func (p *Provider) Reflector(name string) *ReflectorMetrics {
 	return m
 }
 
+// Relists returns the list cycles by cause of the informer called name,
+// as counted by Reflector(name); nil if Reflector(name) was never called.
+// It fits informer.StatusOptions.Relists.
+func (p *Provider) Relists(name string) map[string]int64 {
+	p.mu.Lock()
+	m := p.reflectors[name]
+	p.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	return m.Relists()
+}
+
 // snapshots returns every exported informer's Snapshot and the reflector
 // metrics, both sorted by name.
 func (p *Provider) snapshots() ([]informer.Snapshot, []string, map[string]*ReflectorMetrics) {

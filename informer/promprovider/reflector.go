@@ -100,3 +100,16 @@ func clampReason(r reflector.Reason) int {
 	}
 	return int(r)
 }
+
+// Relists returns the list cycles counted so far by cause
+// (reflector.Reason names; "None" is the first list), leaving out causes
+// never seen.
+func (m *ReflectorMetrics) Relists() map[string]int64 {
+	out := map[string]int64{}
+	for r := range numReasons {
+		if n := m.relists[r].Load(); n > 0 {
+			out[reflector.Reason(r).String()] = n
+		}
+	}
+	return out
+}
