@@ -3,6 +3,7 @@ package restsource
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,10 +32,11 @@ type objectDecoder[T interface {
 	fast       bool                    // T has a generated Unmarshal method
 	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
 
-	strip      bool      // Options.StripManagedFields
-	splitProto bool      // strip, fast, and T has the layout metadata.go assumes
-	interner   *Interner // Options.Interner
-	shareLists bool      // Options.ShareResourceLists
+	strip      bool       // Options.StripManagedFields
+	splitProto bool       // strip, fast, and T has the layout metadata.go assumes
+	interner   *Interner  // Options.Interner
+	shareLists bool       // Options.ShareResourceLists
+	proj       *projector // Options.ProjectionOf: T's protobuf decoder
 }
 
 func newObjectDecoder[T interface {
@@ -42,13 +44,25 @@ func newObjectDecoder[T interface {
 	runtime.Object
 }, E any](opts Options) (*objectDecoder[T, E], error) {
 	s := opts.Scheme
-	gvks, _, err := s.ObjectKinds(T(new(E)))
+	var source runtime.Object = T(new(E))
+	if opts.ProjectionOf != nil {
+		source = opts.ProjectionOf
+	}
+	gvks, _, err := s.ObjectKinds(source)
 	if err != nil {
-		return nil, fmt.Errorf("restsource: the scheme does not know %T: %w", T(new(E)), err)
+		return nil, fmt.Errorf("restsource: the scheme does not know %T: %w", source, err)
 	}
 	gvk := gvks[0]
 	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List"}
 	_, d.fast = any(T(new(E))).(unmarshaler)
+	if opts.ProjectionOf != nil {
+		plan, err := planProjection[T](opts.ProjectionOf)
+		if err != nil {
+			return nil, err
+		}
+		d.proj = &projector{plan: plan, strip: opts.StripManagedFields, interner: opts.Interner}
+		d.fast = true
+	}
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
 	}
@@ -97,6 +111,13 @@ func (d *objectDecoder[T, E]) protobuf(raw []byte, status bool) (runtime.Object,
 // complete encoding (magic and envelope), for the scheme fallback.
 func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 	obj := T(new(E))
+	if d.proj != nil {
+		if err := d.proj.decode(payload, d.proj.plan, reflect.ValueOf(obj).Elem()); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		}
+		d.finish(obj)
+		return obj, nil
+	}
 	if d.fast {
 		err := errUnsplittable
 		if d.splitProto {

@@ -82,6 +82,33 @@
 // live heap it takes in client-go's informer with controller-runtime's
 // TransformStripManagedFields.
 //
+// [Options.ProjectionOf] goes furthest: T is then a user-declared slim
+// struct (a projection) holding only the fields a controller reads, with
+// the JSON names and protobuf numbers of the served type's own fields, and
+// restsource decodes it straight from the server's bytes, skipping all
+// else; New checks every declared field against the served type:
+//
+//	type PodPlacement struct {
+//		metav1.TypeMeta   `json:",inline"`
+//		metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+//		Spec              struct {
+//			NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
+//		} `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+//	}
+//	// ... and a DeepCopyObject method: *PodPlacement is a runtime.Object.
+//
+//	src, err := restsource.New[*PodPlacement](restsource.Options{
+//		Client:             clientset.CoreV1().RESTClient(),
+//		Resource:           "pods",
+//		ProjectionOf:       &corev1.Pod{},
+//		StripManagedFields: true,
+//		Interner:           restsource.NewInterner(0),
+//	})
+//
+// A projection equals the full object decoded and then copied field by
+// field into it (differential and fuzz tests), and takes a tenth of a
+// full pod's memory in the benchmark.
+//
 // # Concurrency
 //
 // A Source is safe for concurrent use. Each watch runs one reader

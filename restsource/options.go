@@ -85,6 +85,22 @@ type Options struct {
 	// that edits resources must build a new map). Objects copied with
 	// DeepCopy have their own maps.
 	ShareResourceLists bool
+
+	// ProjectionOf, if set, makes T a projection of this type (e.g.
+	// &corev1.Pod{}): a slim struct declaring only the fields a
+	// controller reads, with the JSON names and protobuf field numbers of
+	// the source type's own fields (copy its struct tags). T is decoded
+	// straight from the server's encoding of ProjectionOf — its kind, its
+	// list kind, its fields — skipping every field T lacks, so the full
+	// object is never built. ProjectionOf must be known to Scheme; T need
+	// not be. T embeds metav1.TypeMeta and metav1.ObjectMeta (tags
+	// json:"metadata" protobuf:"bytes,1,..."); its other fields are
+	// strings, bools, integers, structs (decoded field by field, or by
+	// their generated Unmarshal method if they have one: metav1.Time,
+	// resource.Quantity, ...), pointers to those, slices of strings or
+	// structs, and maps with string keys. With an Interner, T's strings
+	// are interned as they are decoded. See the projection example.
+	ProjectionOf k8sruntime.Object
 }
 
 // maxDefaultWorkers caps the default number of decode workers.
