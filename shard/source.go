@@ -1,8 +1,10 @@
 package shard
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +57,9 @@ type Source struct {
 	// filtered by the server, 2 it was not.
 	serverFiltered atomic.Int32
 
+	// stats counts what Stats reports.
+	stats sourceCounters
+
 	// mu guards listed and open.
 	mu sync.Mutex
 	// listed is the part the current list cycle started under (its first
@@ -63,6 +68,34 @@ type Source struct {
 	listed *part
 	// open are the watches not yet ended; Update expires them.
 	open map[*filteredWatch]struct{}
+}
+
+// SourceStats are a Source's counters since it was made.
+type SourceStats struct {
+	// Lists counts list responses (pages) for an owning member.
+	Lists int64
+	// ServerFiltered counts those the server filtered (ShardInfo echoed the
+	// selector); the others were filtered on the client.
+	ServerFiltered int64
+	// DroppedObjects counts listed objects the client filter dropped.
+	DroppedObjects int64
+	// DroppedEvents counts watch events the client filter dropped: with a
+	// server that applies selectors, always 0.
+	DroppedEvents int64
+	// Reassignments counts Updates.
+	Reassignments int64
+}
+
+// sourceCounters are the atomic counters behind SourceStats.
+type sourceCounters struct {
+	lists, serverFiltered, droppedObjects, droppedEvents, reassignments atomic.Int64
+}
+
+// Stats returns the source's counters.
+func (s *Source) Stats() SourceStats {
+	return SourceStats{Lists: s.stats.lists.Load(), ServerFiltered: s.stats.serverFiltered.Load(),
+		DroppedObjects: s.stats.droppedObjects.Load(), DroppedEvents: s.stats.droppedEvents.Load(),
+		Reassignments: s.stats.reassignments.Load()}
 }
 
 // part is a member's share of the hash space under one assignment.
@@ -94,6 +127,7 @@ func (s *Source) Update(c Change) {
 	}
 	m, _ := c.Assignment.Matcher(c.Member, s.field)
 	s.part.Store(&part{selector: sel, matcher: m})
+	s.stats.reassignments.Add(1)
 	s.readyOnce.Do(func() { close(s.ready) })
 	s.mu.Lock()
 	open := s.open
@@ -166,13 +200,43 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 	if p.selector == "" {
 		return list, emptyList(list)
 	}
-	if echoed, ok := shardInfoOf(list); ok && echoed == p.selector {
+	s.stats.lists.Add(1)
+	if echoed, ok := shardInfoOf(list); ok {
+		if !sameSelector(echoed, p.selector) {
+			// The server filtered by something else: objects we own may
+			// be missing, and no client filter can bring them back.
+			return nil, fmt.Errorf("shard: the server applied the shard selector %q, not the one sent, %q", echoed, p.selector)
+		}
 		s.serverFiltered.Store(1)
+		s.stats.serverFiltered.Add(1)
 		return list, nil
 	}
 	s.serverFiltered.Store(2)
-	return list, filterList(list, p.matcher)
+	dropped, err := filterList(list, p.matcher)
+	s.stats.droppedObjects.Add(int64(dropped))
+	return list, err
 }
+
+// sameSelector reports whether two selectors select the same hashes: equal
+// strings, or the same field and ranges once parsed.
+func sameSelector(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, ra, err := ParseRanges(a)
+	if err != nil {
+		return false
+	}
+	fb, rb, err := ParseRanges(b)
+	if err != nil || fa != fb {
+		return false
+	}
+	slices.SortFunc(ra, compareRanges)
+	slices.SortFunc(rb, compareRanges)
+	return slices.Equal(ra, rb)
+}
+
+func compareRanges(x, y Range) int { return cmp.Compare(x.Start, y.Start) }
 
 // WatchWithContext watches the member's objects. A watch under a part
 // other than its list's fails with 410 Gone: the list is stale.
@@ -196,7 +260,7 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	if err != nil {
 		return nil, err
 	}
-	w := newFilteredWatch(inner, p.matcher, s.forget)
+	w := newFilteredWatch(inner, p.matcher, s.forget, &s.stats.droppedEvents)
 	s.mu.Lock()
 	if s.part.Load() != p { // an Update slipped in while the watch opened
 		s.mu.Unlock()
@@ -229,11 +293,12 @@ func shardInfoOf(list runtime.Object) (string, bool) {
 	return "", false
 }
 
-// filterList keeps the items of list that m owns.
-func filterList(list runtime.Object, m *Matcher) error {
+// filterList keeps the items of list that m owns and says how many it
+// dropped.
+func filterList(list runtime.Object, m *Matcher) (int, error) {
 	items, err := meta.ExtractList(list)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	kept := items[:0]
 	for _, it := range items {
@@ -241,10 +306,11 @@ func filterList(list runtime.Object, m *Matcher) error {
 			kept = append(kept, it) // an item without metadata is the reflector's to report
 		}
 	}
-	if len(kept) == len(items) {
-		return nil
+	dropped := len(items) - len(kept)
+	if dropped == 0 {
+		return 0, nil
 	}
-	return meta.SetList(list, kept)
+	return dropped, meta.SetList(list, kept)
 }
 
 // emptyList removes every item and the continuation from list.

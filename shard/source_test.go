@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -23,6 +24,7 @@ import (
 // echoes it in ShardInfo; without, it ignores it, as an older server does.
 type fakeLW struct {
 	honour bool
+	echo   string // if set, the ShardInfo echoed instead of the selector sent
 	pods   []corev1.Pod
 	page   int // page size when a list asks for Limit (0: no paging)
 
@@ -52,6 +54,9 @@ func (f *fakeLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 	}
 	if f.honour && opts.ShardSelector != "" {
 		list.ShardInfo = &metav1.ShardInfo{Selector: opts.ShardSelector}
+		if f.echo != "" {
+			list.ShardInfo.Selector = f.echo
+		}
 	}
 	if opts.Limit > 0 && f.page > 0 {
 		start := 0
@@ -137,6 +142,14 @@ func TestSourceListsOnlyOwned(t *testing.T) {
 			}
 			if filtered, known := s.ServerFiltered(); filtered != honour || !known {
 				t.Fatalf("ServerFiltered = %v, %v", filtered, known)
+			}
+			st := s.Stats()
+			wantStats := SourceStats{Lists: 1, Reassignments: 1, DroppedObjects: int64(len(pods) - len(want))}
+			if honour {
+				wantStats.ServerFiltered, wantStats.DroppedObjects = 1, 0
+			}
+			if st != wantStats {
+				t.Fatalf("Stats = %+v, want %+v", st, wantStats)
 			}
 		})
 	}
@@ -243,6 +256,9 @@ func TestSourceWatchFiltersAndExpires(t *testing.T) {
 		if ev := <-w.ResultChan(); ev.Type != watch.Bookmark {
 			t.Fatalf("after the owned events: %v, want the bookmark", ev.Type)
 		}
+		if got := s.Stats().DroppedEvents; got != int64(len(pods)-len(want)) {
+			t.Fatalf("DroppedEvents = %d, want %d", got, len(pods)-len(want))
+		}
 		s.Update(changeFor(a.Without("b"), "a"))
 		ev, ok := <-w.ResultChan()
 		if !ok || ev.Type != watch.Error || !apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
@@ -278,5 +294,39 @@ func TestShardInfoOf(t *testing.T) {
 		if got, ok := shardInfoOf(tc.list); got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %q, %v", tc.name, got, ok)
 		}
+	}
+}
+
+func TestSameSelector(t *testing.T) {
+	a := MustAssign([]string{"a", "b", "c"}, Options{Slices: 64})
+	sel, _, _ := a.Selector("a", FieldUID)
+	terms := strings.Split(sel, " || ")
+	slices.Reverse(terms)
+	reordered := strings.Join(terms, " || ")
+	other, _, _ := a.Selector("b", FieldUID)
+	ns, _, _ := a.Selector("a", FieldNamespace)
+	for _, tc := range []struct {
+		x, y string
+		want bool
+	}{{sel, sel, true}, {sel, reordered, true}, {sel, other, false}, {sel, ns, false}, {sel, "junk", false}, {"junk", sel, false}} {
+		if got := sameSelector(tc.x, tc.y); got != tc.want {
+			t.Errorf("sameSelector(%.40q, %.40q) = %v", tc.x, tc.y, got)
+		}
+	}
+	if len(terms) < 2 {
+		t.Fatal("the test needs a selector of several terms")
+	}
+}
+
+// TestSourceRefusesAnotherSelector: a list filtered by a selector other
+// than the one sent may lack owned objects; the Source fails it.
+func TestSourceRefusesAnotherSelector(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+	other, _, _ := a.Selector("b", FieldUID)
+	s, _ := NewSource(SourceOptions{Inner: &fakeLW{honour: true, echo: other, pods: randomPods(r, 10)}})
+	s.Update(changeFor(a, "a"))
+	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{}); err == nil || !strings.Contains(err.Error(), "not the one sent") {
+		t.Fatalf("List = %v", err)
 	}
 }

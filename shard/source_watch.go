@@ -3,6 +3,7 @@ package shard
 import (
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,8 @@ type filteredWatch struct {
 	matcher *Matcher
 	// onDone, if set, is called when run ends.
 	onDone func(*filteredWatch)
+	// dropped, if set, counts the events the filter drops.
+	dropped *atomic.Int64
 	// out is the filtered stream; closed when run ends.
 	out chan watch.Event
 	// stop is closed by Stop; stopOnce guards it.
@@ -33,9 +36,9 @@ type filteredWatch struct {
 }
 
 // newFilteredWatch starts filtering inner through m; onDone (optional) is
-// called as the watch ends.
-func newFilteredWatch(inner watch.Interface, m *Matcher, onDone func(*filteredWatch)) *filteredWatch {
-	w := &filteredWatch{inner: inner, matcher: m, onDone: onDone, out: make(chan watch.Event),
+// called as the watch ends; dropped (optional) counts dropped events.
+func newFilteredWatch(inner watch.Interface, m *Matcher, onDone func(*filteredWatch), dropped *atomic.Int64) *filteredWatch {
+	w := &filteredWatch{inner: inner, matcher: m, onDone: onDone, dropped: dropped, out: make(chan watch.Event),
 		stop: make(chan struct{}), expired: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
@@ -79,6 +82,9 @@ func (w *filteredWatch) run() {
 			ev = e
 		}
 		if !w.keep(ev) {
+			if w.dropped != nil {
+				w.dropped.Add(1)
+			}
 			continue
 		}
 		select {
