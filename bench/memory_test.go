@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -96,10 +97,33 @@ type memorySubject struct {
 	// informer.StripManagedFields, or controller-runtime's
 	// TransformStripManagedFields on client-go's informer.
 	transform bool
+	// projection caches podPlacements (a projection of the pods) instead.
+	projection bool
+}
+
+// podPlacement is a projection of corev1.Pod, as a controller that only
+// places pods would declare it: metadata, node and phase (restsource
+// decodes nothing else).
+type podPlacement struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec              struct {
+		NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
+	} `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status struct {
+		Phase corev1.PodPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PodPhase"`
+	} `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+func (p *podPlacement) DeepCopyObject() kruntime.Object {
+	q := *p
+	p.ObjectMeta.DeepCopyInto(&q.ObjectMeta)
+	return &q
 }
 
 var memorySubjects = []memorySubject{
 	{name: "listwatch", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true, ShareResourceLists: true}, intern: true},
+	{name: "listwatch-projection", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true, projection: true},
 	{name: "listwatch-nosharing", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true},
 	{name: "listwatch-nointern", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}},
 	{name: "listwatch-transform", lib: "listwatch", restsource: true, transform: true},
@@ -112,7 +136,10 @@ var memorySubjects = []memorySubject{
 // client-go's informer with controller-runtime's
 // TransformStripManagedFields, on memoryPods realistic pods (with
 // managedFields) served as protobuf and as JSON by the httptest apiserver.
-// Three more listwatch subjects split the gain: listwatch-nosharing (no
+// listwatch-projection caches podPlacements, a projection of the pods
+// (metadata, node and phase; Options.ProjectionOf), with StripManagedFields
+// and an Interner. Three more listwatch subjects split the gain:
+// listwatch-nosharing (no
 // ShareResourceLists), listwatch-nointern (stripping while decoding only)
 // and listwatch-transform (restsource without options, stripping with
 // informer.StripManagedFields, as before issue 16).
@@ -153,13 +180,22 @@ func BenchmarkMemory(b *testing.B) {
 							in = restsource.NewInterner(0)
 							opts.Interner = in
 						}
-						src, err := restsource.New[*corev1.Pod](opts)
+						var err error
+						if subject.projection {
+							opts.ProjectionOf = &corev1.Pod{}
+							lw, err = restsource.New[*podPlacement](opts)
+						} else {
+							lw, err = restsource.New[*corev1.Pod](opts)
+						}
 						if err != nil {
 							b.Fatal(err)
 						}
-						lw = src
 					}
-					run = startMemory(b, subject, lw, cnt.hit)
+					if subject.projection {
+						run = startProjection(b, lw, func() { cnt.hit(nil) })
+					} else {
+						run = startMemory(b, subject, lw, cnt.hit)
+					}
 					cnt.wait(b, 5*time.Minute)
 					waitUntil(b, "synced", time.Minute, run.hasSynced)
 					perObj = float64(liveHeap()-base) / float64(len(items))
@@ -201,6 +237,30 @@ func countCached(run *running, items []corev1.Pod) int {
 		}
 	}
 	return n
+}
+
+// startProjection starts a listwatch informer of podPlacements with the
+// namespace and node indexes and one in-order handler fn.
+func startProjection(b *testing.B, lw cache.ListerWatcher, fn func()) *running {
+	inf, err := informer.New(informer.Options[*podPlacement]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+		ValueIndexers: store.ValueIndexers[*podPlacement]{"node": func(p *podPlacement) (string, bool) { return p.Spec.NodeName, true }}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mode := informer.InOrder
+	if _, err := inf.AddHandler(informer.HandlerFuncs[*podPlacement]{
+		AddFunc:    func(*podPlacement, bool) { fn() },
+		UpdateFunc: func(_, _ *podPlacement) { fn() },
+		DeleteFunc: func(*podPlacement, bool) { fn() },
+	}, informer.HandlerOptions{Delivery: &mode}); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = inf.Run(ctx) })
+	rd := inf.Reader()
+	return &running{hasSynced: inf.HasSynced, nsList: func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) },
+		stop: func() { cancel(); wg.Wait() }}
 }
 
 // startMemory is start (subject_test.go) with a transform: the informer
