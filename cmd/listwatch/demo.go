@@ -24,6 +24,7 @@ Examples:
   listwatch demo                          # ~60 s against the embedded simulated cluster
   listwatch demo --duration 15s --seed 7
   listwatch demo --kubeconfig ~/.kube/config --duration 30s
+  listwatch demo --listen 127.0.0.1:8080  # status page at /, Prometheus metrics at /metrics
 `
 
 // maxRate bounds --rate: beyond it the churn ticker's period would round
@@ -42,8 +43,9 @@ type demoFlags struct {
 	rate      float64 // churn writes per second
 	workers   int
 	faults    bool
-	logs      bool // keep the library's log lines (else the status line sums them up)
-	real      bool // --kubeconfig or --context was given
+	logs      bool   // keep the library's log lines (else the status line sums them up)
+	real      bool   // --kubeconfig or --context was given
+	listen    string // serve the status page and /metrics on this address; "" none
 }
 
 func (d *demoFlags) parse(args []string, stdout io.Writer) error {
@@ -58,6 +60,7 @@ func (d *demoFlags) parse(args []string, stdout io.Writer) error {
 	fs.BoolVar(&d.faults, "faults", true, "inject faults (simulated cluster only)")
 	fs.BoolVar(&d.logs, "logs", false, "print the informer's and reflector's log lines to stderr (the status line counts their errors anyway)")
 	fs.StringVarP(&d.namespace, "namespace", "n", "", "real clusters: the namespace to create and delete (default listwatch-demo-<random>)")
+	fs.StringVar(&d.listen, "listen", "", "while running, serve the informers' status page at / and Prometheus metrics at /metrics on this address (e.g. 127.0.0.1:8080)")
 	d.kube.register(fs)
 	if err := parseFlags(fs, "demo", args, stdout); err != nil {
 		return err

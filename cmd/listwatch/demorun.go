@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/examples/reconciler"
 	"github.com/listwatch/listwatch/informer"
@@ -34,6 +35,7 @@ type demo struct {
 	m     *counters
 	ctrl  *reconciler.Controller
 	hs    []*watchedHandler // the demo's own handlers, for lag figures
+	obs   *observer         // --listen: the status page and metrics; nil without
 	start time.Time         // when the informer started
 	// churn outcome: writes done and writes refused (conflicts with the
 	// controller, objects deleted meanwhile).
@@ -64,6 +66,15 @@ func runDemo(ctx context.Context, cl *demoCluster, d *demoFlags, out io.Writer) 
 	fmt.Fprintf(out, "handlers: the controller's, audit (in-order, no work) and slow (coalescing, %s per call); lag shown as pending/oldest\n", slowWork)
 	fmt.Fprintf(out, "reflector backoff %s doubling to %s (reset after %s without failures)\n", demoBackoff.Initial, demoBackoff.Max, demoBackoff.ResetAfter)
 	s := &demo{cl: cl, d: d, out: out, src: &countingSource{inner: cl.source}, m: newCounters()}
+	if d.listen != "" {
+		obs, err := listen(ctx, d.listen, out)
+		if err != nil {
+			return err
+		}
+		defer obs.close()
+		s.obs = obs
+		fmt.Fprintf(out, "status page %s (JSON: %s?format=json), Prometheus metrics %smetrics\n", obs.url, obs.url, obs.url)
+	}
 	if err := s.build(bg); err != nil {
 		return err
 	}
@@ -89,10 +100,19 @@ func runDemo(ctx context.Context, cl *demoCluster, d *demoFlags, out io.Writer) 
 // build makes the informer, the controller and the demo's two handlers.
 func (s *demo) build(ctx context.Context) error {
 	var err error
-	s.inf, err = informer.New(informer.Options[*corev1.ConfigMap]{
+	opts := informer.Options[*corev1.ConfigMap]{
 		Name: "configmaps", Source: s.src, Transform: informer.StripManagedFields[*corev1.ConfigMap],
 		Reflector: reflector.Config[*corev1.ConfigMap]{Metrics: s.m, IdleTimeout: 30 * time.Second, Backoff: demoBackoff},
-	})
+	}
+	if s.obs == nil {
+		s.inf, err = informer.New(opts)
+	} else {
+		// Through the observer's factory, so the page and /metrics see it;
+		// the demo still runs it itself.
+		opts.Reflector.Metrics = teeMetrics{s.m, s.obs.p.Reflector(opts.Name)}
+		s.inf, err = informer.For(s.obs.f, "v1/configmaps", informer.Selection{},
+			func(informer.Selection) cache.ListerWatcherWithContext { return s.src }, opts)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@
 //
 // # Usage
 //
-//	listwatch demo [--duration 60s] [--kubeconfig FILE] [--context NAME]
+//	listwatch demo [--duration 60s] [--kubeconfig FILE] [--context NAME] [--listen ADDR]
 //	listwatch watch RESOURCE [-n NS | -A] [-l SELECTOR] [--field-selector SEL]
 //	                [--metadata] [--watch-only] [--stats-interval 30s]
 //	                [--kubeconfig FILE] [--context NAME]
@@ -16,6 +16,9 @@
 // --kubeconfig (or --context, which reads $KUBECONFIG) it does the same in a
 // namespace of its own on a real cluster, and deletes that namespace at the
 // end. A $KUBECONFIG in the environment alone never selects a real cluster.
+// With --listen ADDR it also serves, while it runs, the informers' status
+// page (informer.StatusHandler) at / and Prometheus metrics
+// (informer/promprovider, plus the Go runtime's) at /metrics.
 //
 // watch resolves RESOURCE (pods, cm, deployments.apps, deploy.v1.apps) by
 // discovery as kubectl does, caches it through the dynamic client (or, with
