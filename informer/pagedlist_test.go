@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
@@ -79,4 +80,58 @@ func (n noWatchCache) ListWithContext(ctx context.Context, opts metav1.ListOptio
 		n.pages.Add(1)
 	}
 	return n.ListerWatcherWithContext.ListWithContext(ctx, opts)
+}
+
+// Streaming lists go to the store a page at a time too: with small pages
+// and streaming forced, under the same churn and faults, the cache and the
+// handler's view end equal to the server's.
+func TestConvergesWithPagedStreams(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 3
+	}
+	saved := utilruntime.ErrorHandlers
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(context.Context, error, string, ...any) {}}
+	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
+	var streams atomic.Int64
+	for seed := range uint64(seeds) {
+		synctest.Test(t, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(seed, 11))
+			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
+			lw := fake.LWOptions{Resource: cmGVR}
+			src := countStreams{srv.ListerWatcher(lw), &streams}
+			inf, err := New(Options[*corev1.ConfigMap]{Source: src, InOrder: seed%2 == 1,
+				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: reflector.WatchListForce}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			view := &typedView{view: map[string]*corev1.ConfigMap{}}
+			if _, err := inf.AddHandler(view, HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			var wg sync.WaitGroup
+			wg.Go(func() { _ = inf.Run(ctx) })
+			defer func() { cancel(); wg.Wait() }()
+
+			churnUntilConverged(t, ctx, churnRun{seed: seed, rnd: rnd, srv: srv, lw: lw,
+				inf: inf, view: view, warmup: 30, rounds: 20})
+		})
+	}
+	if streams.Load() < int64(seeds) {
+		t.Fatalf("only %d streaming lists over %d seeds", streams.Load(), seeds)
+	}
+}
+
+// countStreams counts the streaming lists (watches with sendInitialEvents).
+type countStreams struct {
+	cache.ListerWatcherWithContext
+	streams *atomic.Int64
+}
+
+func (c countStreams) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		c.streams.Add(1)
+	}
+	return c.ListerWatcherWithContext.WatchWithContext(ctx, opts)
 }

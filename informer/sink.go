@@ -28,6 +28,11 @@ type sink[T store.Object] struct {
 	rv       *rvWatermark
 	// admit transforms each object, or drops it, before it is queued.
 	admit *admission[T]
+	// paging is set from a list's first ReplacePage to its ReplaceEnd (or
+	// a Replace): the store is then a mix of the old content and the new,
+	// so the writes queued meanwhile (a streamed deletion) do not move the
+	// watermark. Used only from the reflector's goroutine.
+	paging bool
 	// replaced is called after every successful Replace.
 	replaced func()
 }
@@ -41,6 +46,9 @@ func (s *sink[T]) Delete(obj T) error { return s.write(obj, s.fifo.Delete) }
 // never cached); that of an object of the wrong type does not.
 func (s *sink[T]) write(obj T, queue func(T) error) error {
 	rv := obj.GetResourceVersion()
+	if s.paging {
+		rv = "" // says nothing about what the store reflects
+	}
 	switch out, v := s.admit.admit(obj); v {
 	case admitted:
 		return s.after(rv, queue(out))
@@ -51,6 +59,7 @@ func (s *sink[T]) write(obj T, queue func(T) error) error {
 }
 
 func (s *sink[T]) Replace(items []T, rv string) error {
+	s.paging = false
 	s.admit.listStarted()
 	err := s.after(rv, s.fifo.Replace(s.admit.admitList(items), rv))
 	if err == nil {
@@ -68,6 +77,7 @@ func (s *sink[T]) Replace(items []T, rv string) error {
 // The wait ends early when the FIFO is closed (the informer is stopping).
 func (s *sink[T]) ReplacePage(items []T, first bool) error {
 	if first {
+		s.paging = true
 		s.admit.listStarted()
 	}
 	items = s.admit.admitList(items)
@@ -84,6 +94,7 @@ const minPageBacklog = 64
 
 // ReplaceEnd completes a paginated list: see ReplacePage.
 func (s *sink[T]) ReplaceEnd(rv string) error {
+	s.paging = false
 	err := s.after(rv, s.fifo.ReplaceEnd(rv))
 	if err == nil {
 		s.admit.listDone()

@@ -82,8 +82,9 @@ type Machine[T store.Object] struct {
 	// SetPagedReplace.
 	pagedReplace bool
 
-	// stream holds the objects of a streaming list by key (PhaseStreaming).
-	stream map[string]T
+	// stream holds the objects of a streaming list (PhaseStreaming) until
+	// the store takes them; nil otherwise.
+	stream *streamBuffer[T]
 	// streamFallback, once set, is why streaming lists were given up for
 	// good: every later cycle is a paginated list.
 	streamFallback Reason

@@ -154,9 +154,12 @@ func (m *Machine[T]) onReplaceFailed(err error) {
 		err = errors.New("store refused Replace")
 	}
 	m.lastSyncRV, m.synced = m.undo.rv, m.undo.synced
-	if m.phase == PhaseWatching {
+	if m.phase == PhaseWatching || m.phase == PhaseStreaming {
+		// A refused streamed page stops the stream like a refused Replace
+		// stops the watch after it.
 		m.emit(StopWatch{})
 		m.watch.open = false
+		m.stream = nil
 	}
 	m.fail(ReasonStore, err, resumeCycle)
 }

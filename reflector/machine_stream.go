@@ -2,7 +2,6 @@ package reflector
 
 import (
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -18,7 +17,11 @@ func (m *Machine[T]) startStream() {
 	if m.rvUnavailable {
 		rv = ""
 	}
-	m.stream = make(map[string]T)
+	pageSize := 0
+	if m.pagedReplace {
+		pageSize = int(m.cfg.PageSize)
+	}
+	m.stream = newStreamBuffer[T](pageSize)
 	m.watch = watchState{rv: rv, start: m.now, lastActivity: m.now}
 	m.cfg.Metrics.Watch()
 	m.emit(Watch{Options: metav1.ListOptions{
@@ -56,7 +59,9 @@ func isInitialEventsEnd(ev watch.Event) bool {
 	return ok && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
-// collect applies one initial event to the streamed set.
+// collect applies one initial event to the streamed set. With a
+// PagedStore, a full page goes to the store at once (ReplacePage), and the
+// deletion of an object already handed over is applied to the store.
 func (m *Machine[T]) collect(ev watch.Event) {
 	obj, ok := m.typed(ev.Object)
 	if !ok {
@@ -68,26 +73,35 @@ func (m *Machine[T]) collect(ev watch.Event) {
 		return
 	}
 	if ev.Type == watch.Deleted {
-		delete(m.stream, key)
+		if !m.stream.remove(key) && m.stream.pages > 0 {
+			m.emit(Apply[T]{Type: watch.Deleted, Object: obj})
+		}
 		return
 	}
-	m.stream[key] = obj
+	if page := m.stream.put(key, obj); page != nil {
+		if m.stream.pages == 1 {
+			// A refused page restores these: nothing has changed yet.
+			m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
+		}
+		m.emit(ReplacePage[T]{Items: page, First: m.stream.pages == 1})
+	}
 }
 
-// finishStream replaces the store with the streamed set and keeps the same
-// stream open as the watch.
+// finishStream replaces the store with the streamed set (one Replace, or
+// the last page and ReplaceEnd when pages were handed over) and keeps the
+// same stream open as the watch.
 func (m *Machine[T]) finishStream(rv string) {
-	keys := make([]string, 0, len(m.stream))
-	for k := range m.stream {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	items := make([]T, len(keys))
-	for i, k := range keys {
-		items[i] = m.stream[k]
-	}
+	b := m.stream
 	m.stream = nil
-	m.replace(items, rv)
+	items := b.rest()
+	if b.pages == 0 {
+		m.replace(items, rv)
+	} else {
+		if len(items) > 0 {
+			m.emit(ReplacePage[T]{Items: items})
+		}
+		m.record(rv, ReplaceEnd{ResourceVersion: rv})
+	}
 	m.phase = PhaseWatching
 	m.watch.propagate = true
 }
