@@ -40,8 +40,10 @@ type StatusReport struct {
 type InformerStatus struct {
 	// ID is a stable identifier derived from Name, usable as an HTML id:
 	// the page's row for this informer has id "informer-"+ID.
-	ID        string `json:"id"`
-	Name      string `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Resource is group/version/resource ("v1/pods" in the core group)
+	// when the factory's resource name gives a version, else that name.
 	Resource  string `json:"resource,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
 	Labels    string `json:"labelSelector,omitempty"`
@@ -116,7 +118,7 @@ func (h *statusHandler) report() StatusReport {
 	ids := map[string]int{}
 	for _, s := range snaps {
 		st := InformerStatus{
-			Name: s.Name, Resource: s.Resource, Namespace: s.Selection.Namespace,
+			Name: s.Name, Resource: resourceName(s), Namespace: s.Selection.Namespace,
 			Labels: s.Selection.LabelSelector, Fields: s.Selection.FieldSelector,
 			Started: s.Started, Synced: s.Synced, Phase: s.Status.Phase.String(),
 			Failures: s.Status.Failures, ResourceVersion: s.Status.LastSyncResourceVersion,
@@ -146,6 +148,15 @@ func (h *statusHandler) report() StatusReport {
 		rep.Informers = append(rep.Informers, st)
 	}
 	return rep
+}
+
+// resourceName shows a snapshot's resource as group/version/resource
+// ("v1/pods" for the core group), or as the factory was given it.
+func resourceName(s Snapshot) string {
+	if s.GVR.Version == "" {
+		return s.Resource
+	}
+	return strings.TrimPrefix(s.GVR.Group+"/"+s.GVR.Version+"/"+s.GVR.Resource, "/")
 }
 
 // statusID turns name into an HTML id: letters, digits, '-' and '_' are
