@@ -60,6 +60,8 @@ func errorFor(name string, retryAfter int) error {
 		return apierrors.NewInternalError(errors.New("boom"))
 	case "503":
 		return apierrors.NewServiceUnavailable("unavailable")
+	case "server-timeout":
+		return apierrors.NewServerTimeout(podsResource, "list", retryAfter)
 	case "400":
 		return apierrors.NewBadRequest("sendInitialEvents is not supported")
 	case "401":

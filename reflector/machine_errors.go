@@ -3,9 +3,7 @@ package reflector
 import (
 	"fmt"
 	"reflect"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/listwatch/listwatch/store"
@@ -42,9 +40,9 @@ func (m *Machine[T]) fail(reason Reason, err error, after resume) {
 	if reason.slow() {
 		d = max(d, m.cfg.Backoff.Slow)
 	}
-	if secs, ok := apierrors.SuggestsClientDelay(err); ok && reason == ReasonTooManyRequests {
-		d = max(d, time.Duration(secs)*time.Second)
-	}
+	// The server's own delay (a 429's Retry-After, a server timeout's
+	// retryAfterSeconds) is a floor, whatever the reason.
+	d = max(d, RetryAfter(err))
 	m.phase = PhaseBackoff
 	m.wakeAt = m.now.Add(d)
 	m.after = after

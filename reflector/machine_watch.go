@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -101,27 +100,13 @@ func (m *Machine[T]) onWatchEvent(ev watch.Event) {
 	switch {
 	case ev.Type == watch.Error:
 		m.emit(StopWatch{})
-		err := statusError(ev.Object)
+		err := ErrorFromEvent(ev)
 		m.watchError(Classify(err), err)
 	case m.phase == PhaseStreaming:
 		m.streamEvent(ev)
 	default:
 		m.watchEvent(ev)
 	}
-}
-
-// statusError decodes an ERROR event's object; anything but a Status is a
-// decode error.
-func statusError(o runtime.Object) error {
-	if o == nil {
-		return decodeError{errors.New("ERROR event without an object")}
-	}
-	err := apierrors.FromObject(o)
-	var se *apierrors.StatusError
-	if !errors.As(err, &se) {
-		return decodeError{fmt.Errorf("ERROR event carries a %T, not a Status", o)}
-	}
-	return err
 }
 
 func (m *Machine[T]) watchEvent(ev watch.Event) {

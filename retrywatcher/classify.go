@@ -3,14 +3,14 @@ package retrywatcher
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // ErrorClass is the machine's verdict on a failure: what it means for the
@@ -38,53 +38,44 @@ const (
 )
 
 // classify sorts err into an ErrorClass and extracts the delay the server
-// asked for, if any.
+// asked for, if any. The failure is understood by the reflector's shared
+// vocabulary ([reflector.Classify], [reflector.RetryAfter]); the class is
+// the RetryWatcher's policy for that Reason (classOf). A failure that
+// carries a Retry-After is throttled unless its class ends the watch.
 func classify(err error) (ErrorClass, time.Duration) {
-	var retryAfter time.Duration
-	if secs, ok := apierrors.SuggestsClientDelay(err); ok && secs > 0 {
-		retryAfter = time.Duration(secs) * time.Second
+	class := classOf(reflector.Classify(err))
+	retryAfter := reflector.RetryAfter(err)
+	if retryAfter > 0 && class != ClassGone && class != ClassUnauthorized {
+		class = ClassThrottled
 	}
-	switch {
-	case apierrors.IsGone(err) || apierrors.IsResourceExpired(err):
-		return ClassGone, 0
-	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
-		return ClassUnauthorized, 0
-	case apierrors.IsTooManyRequests(err) || retryAfter > 0:
-		return ClassThrottled, retryAfter
-	}
-	if code := statusCode(err); code >= 500 {
-		return ClassServer, 0
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
-		utilnet.IsProbableEOF(err) || utilnet.IsTimeout(err) {
-		return ClassNetwork, 0
-	}
-	return ClassOther, 0
+	return class, retryAfter
 }
 
-func statusCode(err error) int32 {
-	var s apierrors.APIStatus
-	if errors.As(err, &s) {
-		return s.Status().Code
+// classOf is the RetryWatcher's decision table over the reflector's
+// reasons: an expired resource version ends the watch (or relists), 401
+// and 403 end it, everything else is retried with backoff. Where the
+// reflector differs (it retries 401/403 slowly, relists on 404), it is
+// because an informer must keep going while a RetryWatcher hands the
+// decision to its consumer.
+func classOf(r reflector.Reason) ErrorClass {
+	switch r {
+	case reflector.ReasonExpired:
+		return ClassGone
+	case reflector.ReasonUnauthorized, reflector.ReasonForbidden:
+		return ClassUnauthorized
+	case reflector.ReasonTooManyRequests:
+		return ClassThrottled
+	case reflector.ReasonServerError:
+		return ClassServer
+	case reflector.ReasonConnection:
+		return ClassNetwork
 	}
-	return 0
+	return ClassOther
 }
 
-// statusFromEvent decodes the object of an ERROR event into an error. A
-// *metav1.Status (typed or unstructured) becomes an *apierrors.StatusError;
-// anything else becomes a plain error that says what arrived.
-func statusFromEvent(ev watch.Event) error {
-	if ev.Object == nil {
-		return errors.New("watch ERROR event without an object")
-	}
-	err := apierrors.FromObject(ev.Object)
-	var se *apierrors.StatusError
-	if errors.As(err, &se) {
-		return se
-	}
-	return fmt.Errorf("watch ERROR event with a %T instead of a Status", ev.Object)
-}
+// statusFromEvent decodes the object of an ERROR event into an error
+// ([reflector.ErrorFromEvent]).
+func statusFromEvent(ev watch.Event) error { return reflector.ErrorFromEvent(ev) }
 
 // errorEvent wraps err as an ERROR event carrying a *metav1.Status, the form
 // watch consumers expect.

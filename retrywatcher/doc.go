@@ -4,7 +4,11 @@
 // A RetryWatcher remembers the resource version (RV) of the last event or
 // bookmark it delivered. When its watch closes or fails transiently it opens
 // a new one from that RV, with exponential backoff and jitter (see
-// [Backoff]); a 429 waits at least as long as Retry-After asks. An event
+// [Backoff]); a delay the server asks for (a 429's Retry-After) is a
+// floor. Failures are read with the reflector's vocabulary
+// ([reflector.Classify]): an expired resource version (410, or one too
+// large for the server) ends the watch, or relists in relist mode; 401 and
+// 403 end it; everything else is retried. An event
 // whose RV is not newer than the last one delivered is dropped and counted,
 // so a server that replays history cannot produce duplicates.
 //
