@@ -97,8 +97,9 @@ type memorySubject struct {
 	// informer.StripManagedFields, or controller-runtime's
 	// TransformStripManagedFields on client-go's informer.
 	transform bool
-	// projection caches podPlacements (a projection of the pods) instead.
-	projection bool
+	// projection caches podPlacements (a projection of the pods) instead;
+	// metadataOnly podMetadata.
+	projection, metadataOnly bool
 }
 
 // podPlacement is a projection of corev1.Pod, as a controller that only
@@ -115,6 +116,19 @@ type podPlacement struct {
 	} `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
+// podMetadata is the projection of corev1.Pod to its metadata: a
+// metadata-only cache through restsource, whatever the server sends.
+type podMetadata struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+}
+
+func (p *podMetadata) DeepCopyObject() kruntime.Object {
+	q := *p
+	p.ObjectMeta.DeepCopyInto(&q.ObjectMeta)
+	return &q
+}
+
 func (p *podPlacement) DeepCopyObject() kruntime.Object {
 	q := *p
 	p.ObjectMeta.DeepCopyInto(&q.ObjectMeta)
@@ -124,6 +138,7 @@ func (p *podPlacement) DeepCopyObject() kruntime.Object {
 var memorySubjects = []memorySubject{
 	{name: "listwatch", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true, ShareResourceLists: true}, intern: true},
 	{name: "listwatch-projection", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true, projection: true},
+	{name: "listwatch-metadata", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true, metadataOnly: true},
 	{name: "listwatch-nosharing", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}, intern: true},
 	{name: "listwatch-nointern", lib: "listwatch", restsource: true, opts: restsource.Options{StripManagedFields: true}},
 	{name: "listwatch-transform", lib: "listwatch", restsource: true, transform: true},
@@ -138,7 +153,8 @@ var memorySubjects = []memorySubject{
 // managedFields) served as protobuf and as JSON by the httptest apiserver.
 // listwatch-projection caches podPlacements, a projection of the pods
 // (metadata, node and phase; Options.ProjectionOf), with StripManagedFields
-// and an Interner. Three more listwatch subjects split the gain:
+// and an Interner; listwatch-metadata the same with metadata only (a
+// metadata-only cache through restsource). Three more listwatch subjects split the gain:
 // listwatch-nosharing (no
 // ShareResourceLists), listwatch-nointern (stripping while decoding only)
 // and listwatch-transform (restsource without options, stripping with
@@ -181,19 +197,26 @@ func BenchmarkMemory(b *testing.B) {
 							opts.Interner = in
 						}
 						var err error
-						if subject.projection {
+						switch {
+						case subject.projection:
 							opts.ProjectionOf = &corev1.Pod{}
 							lw, err = restsource.New[*podPlacement](opts)
-						} else {
+						case subject.metadataOnly:
+							opts.ProjectionOf = &corev1.Pod{}
+							lw, err = restsource.New[*podMetadata](opts)
+						default:
 							lw, err = restsource.New[*corev1.Pod](opts)
 						}
 						if err != nil {
 							b.Fatal(err)
 						}
 					}
-					if subject.projection {
-						run = startProjection(b, lw, func() { cnt.hit(nil) })
-					} else {
+					switch {
+					case subject.projection:
+						run = startProjection(b, lw, func(p *podPlacement) string { return p.Spec.NodeName }, func() { cnt.hit(nil) })
+					case subject.metadataOnly:
+						run = startProjection(b, lw, func(*podMetadata) string { return "" }, func() { cnt.hit(nil) })
+					default:
 						run = startMemory(b, subject, lw, cnt.hit)
 					}
 					cnt.wait(b, 5*time.Minute)
@@ -239,19 +262,20 @@ func countCached(run *running, items []corev1.Pod) int {
 	return n
 }
 
-// startProjection starts a listwatch informer of podPlacements with the
-// namespace and node indexes and one in-order handler fn.
-func startProjection(b *testing.B, lw cache.ListerWatcher, fn func()) *running {
-	inf, err := informer.New(informer.Options[*podPlacement]{Source: reflector.FromListerWatcher(lw), InOrder: true,
-		ValueIndexers: store.ValueIndexers[*podPlacement]{"node": func(p *podPlacement) (string, bool) { return p.Spec.NodeName, true }}})
+// startProjection starts a listwatch informer of projections with the
+// namespace and node indexes (node: the node's name, if it has one) and one
+// in-order handler fn.
+func startProjection[T store.Object](b *testing.B, lw cache.ListerWatcher, node func(T) string, fn func()) *running {
+	inf, err := informer.New(informer.Options[T]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+		ValueIndexers: store.ValueIndexers[T]{"node": func(p T) (string, bool) { n := node(p); return n, n != "" }}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	mode := informer.InOrder
-	if _, err := inf.AddHandler(informer.HandlerFuncs[*podPlacement]{
-		AddFunc:    func(*podPlacement, bool) { fn() },
-		UpdateFunc: func(_, _ *podPlacement) { fn() },
-		DeleteFunc: func(*podPlacement, bool) { fn() },
+	if _, err := inf.AddHandler(informer.HandlerFuncs[T]{
+		AddFunc:    func(T, bool) { fn() },
+		UpdateFunc: func(_, _ T) { fn() },
+		DeleteFunc: func(T, bool) { fn() },
 	}, informer.HandlerOptions{Delivery: &mode}); err != nil {
 		b.Fatal(err)
 	}
