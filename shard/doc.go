@@ -113,5 +113,10 @@
 // running. Source is checked against a fake lister-watcher that applies
 // selectors (apimachinery's Matches, echoing ShardInfo) and one that
 // ignores them, and end to end under a listwatch informer on the fake
-// clientset through two reassignments.
+// clientset through two reassignments. Without -short, two tests start a
+// real kube-apiserver (internal/testapiserver): TestRealServer checks the
+// selectors, ShardInfo and both Source modes with the ShardedListAndWatch
+// gate on and off; TestRealRing runs Members on real Leases with Sources
+// and informers through a leave and a join and logs the handover gap and
+// overlap.
 package shard

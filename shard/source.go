@@ -82,7 +82,7 @@ type SourceStats struct {
 	// DroppedEvents counts watch events the client filter dropped: with a
 	// server that applies selectors, always 0.
 	DroppedEvents int64
-	// Reassignments counts Updates.
+	// Reassignments counts Updates that changed the member's part.
 	Reassignments int64
 }
 
@@ -119,11 +119,16 @@ func NewSource(opts SourceOptions) (*Source, error) {
 }
 
 // Update switches the source to c.Member's part of c.Assignment and ends
-// every open watch with 410 Gone, so that the reflector relists.
+// every open watch with 410 Gone, so that the reflector relists. A Change
+// that leaves the member's part as it was (other members' slices moved)
+// changes nothing.
 func (s *Source) Update(c Change) {
 	sel, _, err := c.Assignment.Selector(c.Member, s.field)
 	if err != nil {
 		panic(err) // unreachable: s.field was checked by NewSource
+	}
+	if cur := s.part.Load(); cur != nil && cur.selector == sel && cur.matcher.n == c.Assignment.n {
+		return // the member's part is unchanged: no relist
 	}
 	m, _ := c.Assignment.Matcher(c.Member, s.field)
 	s.part.Store(&part{selector: sel, matcher: m})

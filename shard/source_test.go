@@ -330,3 +330,36 @@ func TestSourceRefusesAnotherSelector(t *testing.T) {
 		t.Fatalf("List = %v", err)
 	}
 }
+
+// TestSourceIgnoresChangesOfOthers: a Change that moves only other
+// members' slices keeps the watch open.
+func TestSourceIgnoresChangesOfOthers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := &fakeLW{}
+		s, _ := NewSource(SourceOptions{Inner: lw})
+		// A ring where c's departure gives a's nothing: find one.
+		var a3 *Assignment
+		for i := 0; a3 == nil; i++ {
+			cand := MustAssign([]string{"a", "b", fmt.Sprintf("c%d", i)}, Options{Slices: 16})
+			if d, _ := DiffFor(cand, cand.Without(fmt.Sprintf("c%d", i)), "a"); d.Empty() {
+				a3 = cand
+			}
+		}
+		s.Update(changeFor(a3, "a"))
+		w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Update(changeFor(a3.Without(a3.Members()[2]), "a"))
+		synctest.Wait()
+		select {
+		case ev := <-w.ResultChan():
+			t.Fatalf("the watch got %v after a change that left a's part alone", ev.Type)
+		default:
+		}
+		if got := s.Stats().Reassignments; got != 1 {
+			t.Fatalf("Reassignments = %d, want 1", got)
+		}
+		w.Stop()
+	})
+}
