@@ -69,13 +69,12 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		Delivery:          InOrder,
 		ResyncPeriod:      options.ResyncPeriod,
 		WatchErrorHandler: c.watchError,
+		compat:            compatQuirks{syncingHandlers: true, onPanic: clientGoPanicHandlers},
 	})
 	if err != nil {
 		// New fails only on missing options or bad indexers, neither possible here.
 		panic(fmt.Sprintf("informer: building the drop-in informer: %v", err))
 	}
-	inf.clientGoSyncing = true
-	inf.onPanic = clientGoPanicHandlers
 	if t := reflect.TypeOf(exampleObject); t != nil {
 		inf.admit.check = func(obj store.Object) error {
 			if got := reflect.TypeOf(obj); got != t {

@@ -48,15 +48,9 @@ type Informer[T store.Object] struct {
 	wg      sync.WaitGroup
 	started bool
 	stopped bool
-	// clientGoSyncing reproduces a client-go quirk for the drop-in: handlers
-	// start out "due for resync", and without a default resync period stay
-	// so, which makes a relist hand every unchanged object to every handler
-	// as an update. Set only by NewSharedIndexInformer, before Run.
-	clientGoSyncing bool
-	// onPanic, when set, is handed every handler panic instead of the
-	// listener's own log line (the drop-in: client-go's panic handlers).
-	// Set only by NewSharedIndexInformer, before any handler is added.
-	onPanic func(ctx context.Context, r any)
+	// quirks are the client-go behaviours the drop-in asked for
+	// (Options.compat); the zero value for every other informer.
+	quirks compatQuirks
 	// initialDone is set once the first list has been fully processed;
 	// synced is closed at the same moment.
 	initialDone bool
@@ -87,7 +81,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
-	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
+	inf := &Informer[T]{quirks: opts.compat, name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{

@@ -46,7 +46,7 @@ type listener[T any] struct {
 	clock clock.PassiveClock
 	log   logr.Logger
 	// onPanic, when set, takes handler panics instead of the log line,
-	// with panicLog in the context; see Informer.onPanic.
+	// with panicLog in the context; see compatQuirks.onPanic.
 	onPanic  func(ctx context.Context, r any)
 	panicLog logr.Logger
 

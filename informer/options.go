@@ -53,6 +53,24 @@ type Options[T store.Object] struct {
 	WatchErrorHandler func(ctx context.Context, err error)
 	// Clock drives resync timers and listener figures. Default the real clock.
 	Clock clock.WithTicker
+
+	// compat is set only by the drop-in (NewSharedIndexInformerWithOptions):
+	// client-go behaviours a typed informer does not have.
+	compat compatQuirks
+}
+
+// compatQuirks are client-go behaviours that the drop-in reproduces so that
+// code written against client-go sees what it expects.
+type compatQuirks struct {
+	// syncingHandlers: handlers start out "due for resync", and without a
+	// default resync period stay so, which makes a relist hand every
+	// unchanged object to every handler as an update (client-go's
+	// syncingListeners). With a period, each resync check sets it to
+	// whether the handler was due (Informer.resyncDue).
+	syncingHandlers bool
+	// onPanic, when set, is handed every handler panic instead of the
+	// listener's own log line (client-go's utilruntime.PanicHandlers).
+	onPanic func(ctx context.Context, r any)
 }
 
 // HandlerOptions configures one handler registration.

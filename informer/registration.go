@@ -18,7 +18,7 @@ type Registration[T any] struct {
 	nextResync time.Time
 	// syncing makes a relist's unchanged objects reach the handler as
 	// resyncs (Synced). Only the drop-in sets it, as client-go does (see
-	// Informer.clientGoSyncing); guarded by the informer's mu.
+	// compatQuirks.syncingHandlers); guarded by the informer's mu.
 	syncing bool
 	// done is closed when the handler will not be called again and no call
 	// is in progress: when the listener goroutine has returned (after
@@ -68,9 +68,9 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if opts.Logger != nil {
 		log = *opts.Logger
 	}
-	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.clientGoSyncing,
+	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.quirks.syncingHandlers,
 		ownLogger: opts.Logger != nil, l: newListener(h, listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
-	r.l.onPanic = inf.onPanic
+	r.l.onPanic = inf.quirks.onPanic
 	if inf.stopped {
 		return nil, ErrStopped
 	}
@@ -213,14 +213,14 @@ func (inf *Informer[T]) nextResync() (next time.Time, ok bool) {
 // next due time. In the drop-in, it also sets each handler's syncing flag
 // to whether it was due, as client-go's resync check does: a relist that
 // finds an object unchanged tells the handlers of the last check that
-// were due (see Informer.clientGoSyncing).
+// were due (see compatQuirks.syncingHandlers).
 func (inf *Informer[T]) resyncDue() {
 	now := inf.clock.Now()
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	for _, r := range inf.handlers {
 		due := r.resync > 0 && !now.Before(r.nextResync)
-		if inf.clientGoSyncing {
+		if inf.quirks.syncingHandlers {
 			r.syncing = due
 		}
 		if due {
