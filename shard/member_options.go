@@ -67,6 +67,7 @@ type MemberOptions struct {
 // resolved is MemberOptions with every default applied and checked.
 type resolved struct {
 	MemberOptions
+	// leaseName is <Ring>-<Identity>, a valid object name.
 	leaseName string
 }
 

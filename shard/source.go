@@ -86,7 +86,8 @@ type SourceStats struct {
 	Reassignments int64
 }
 
-// sourceCounters are the atomic counters behind SourceStats.
+// sourceCounters are the atomic counters behind SourceStats, one per
+// field of the same name; they only grow.
 type sourceCounters struct {
 	lists, serverFiltered, droppedObjects, droppedEvents, reassignments atomic.Int64
 }
