@@ -4,7 +4,9 @@ import "github.com/listwatch/listwatch/store"
 
 // Store is the sink a Reflector writes into: the subset of a cache that the
 // List-then-Watch engine needs. It is defined here, by its consumer, so that
-// any store, queue or test double with these four methods can be fed.
+// any store, queue or test double with these four methods can be fed. The
+// suite in package storetest checks an implementation against the
+// contract (store.Store, deltafifo.FIFO and the informer's sink run it).
 //
 // The reflector calls these methods from a single goroutine and never
 // concurrently with each other.
@@ -45,8 +47,10 @@ func UpdateResourceVersion[T store.Object](s Store[T], resourceVersion string) b
 // reflector nor the store holds the whole new list at once, and the
 // objects it replaces can be released while later pages are still coming.
 // A reflector whose store has it calls ReplacePage for every page of a
-// list of more than one page, then ReplaceEnd; a list of one page, and a
-// streaming list, still arrive as one Replace.
+// list of more than one page, then ReplaceEnd; a streaming list is cut
+// into pages of Config.PageSize as its initial events arrive. A list of
+// one page, or a streaming list that fits in one, still arrives as one
+// Replace.
 //
 // Until ReplaceEnd, readers of the store may see a mix of the old content
 // and the new. ReplacePage may block, to hold the reflector back until the
