@@ -32,6 +32,9 @@ type Snapshot struct {
 	Status reflector.Status
 	// Objects is the number of cached objects.
 	Objects int
+	// IndexValues maps each of the cache's indexes to its number of
+	// distinct values (store.Stats).
+	IndexValues map[string]int
 	// Queued is the number of keys waiting in the informer's delta FIFO.
 	Queued int
 	// Dropped is Dropped(): objects refused by the transform or type check.
@@ -67,14 +70,16 @@ func (inf *Informer[T]) Snapshot() Snapshot {
 	handlers := append([]*Registration[T](nil), inf.handlers...)
 	started := inf.started
 	inf.mu.Unlock()
+	st := inf.store.Reader().Stats()
 	s := Snapshot{
-		Name:    inf.name,
-		Started: started,
-		Synced:  inf.HasSynced(),
-		Status:  inf.Status(),
-		Objects: inf.store.Reader().Len(),
-		Queued:  inf.fifo.Len(),
-		Dropped: inf.Dropped(),
+		Name:        inf.name,
+		Started:     started,
+		Synced:      inf.HasSynced(),
+		Status:      inf.Status(),
+		Objects:     st.Objects,
+		IndexValues: st.IndexValues,
+		Queued:      inf.fifo.Len(),
+		Dropped:     inf.Dropped(),
 	}
 	s.Handlers = make([]HandlerSnapshot, len(handlers))
 	for i, r := range handlers {

@@ -63,8 +63,10 @@ type InformerStatus struct {
 	// StreamFallback is why streaming lists were given up, if they were.
 	StreamFallback string `json:"streamFallback,omitempty"`
 	Objects        int    `json:"objects"`
-	Queued         int    `json:"queued"`
-	Dropped        int64  `json:"dropped"`
+	// IndexValues is the number of distinct values of each index.
+	IndexValues map[string]int `json:"indexValues,omitempty"`
+	Queued      int            `json:"queued"`
+	Dropped     int64          `json:"dropped"`
 	// Relists counts list cycles by cause, when StatusOptions.Relists is set.
 	Relists  map[string]int64 `json:"relists,omitempty"`
 	Handlers []HandlerStatus  `json:"handlers"`
@@ -122,7 +124,7 @@ func (h *statusHandler) report() StatusReport {
 			Labels: s.Selection.LabelSelector, Fields: s.Selection.FieldSelector,
 			Started: s.Started, Synced: s.Synced, Phase: s.Status.Phase.String(),
 			Failures: s.Status.Failures, ResourceVersion: s.Status.LastSyncResourceVersion,
-			Objects: s.Objects, Queued: s.Queued, Dropped: s.Dropped,
+			Objects: s.Objects, IndexValues: s.IndexValues, Queued: s.Queued, Dropped: s.Dropped,
 			Handlers: make([]HandlerStatus, 0, len(s.Handlers)),
 		}
 		st.ID = statusID(s.Name, ids)

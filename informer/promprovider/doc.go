@@ -31,6 +31,7 @@
 //	informer_queued_items                      gauge    keys in the delta FIFO (client-go's name)
 //	informer_store_resource_version            gauge    15 low digits of the last synced RV (client-go's name)
 //	informer_cache_objects                     gauge    cached objects
+//	informer_cache_index_values{index}         gauge    distinct values of each cache index
 //	informer_synced                            gauge    1 once the first list was processed
 //	informer_dropped_objects_total             counter  objects refused by Transform or of the wrong type
 //	informer_reflector_phase{phase}            gauge    1 for the current phase (listing, streaming, watching, backoff, stopped)

@@ -185,6 +185,8 @@ var (
 		"The 15 least significant digits of the resource version of the store.", informerLabels)
 	objectsDesc = desc("informer_cache_objects",
 		"Number of objects in the informer's cache.", informerLabels)
+	indexValuesDesc = desc("informer_cache_index_values",
+		"Distinct values of each index of the informer's cache.", informerLabels, "index")
 	syncedDesc = desc("informer_synced",
 		"1 once the informer's first list has been processed, else 0.", informerLabels)
 	droppedDesc = desc("informer_dropped_objects_total",
@@ -228,7 +230,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	queuedItemsDesc, storeRVDesc, objectsDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
+	queuedItemsDesc, storeRVDesc, objectsDesc, indexValuesDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
 	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc,
 	pendingDesc, oldestDesc, busyDesc, processedDesc, coalescedDesc, panicsDesc, handlerTimeDesc, handlerSyncedDesc,
 }
@@ -262,6 +264,9 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 			gauge(storeRVDesc, rv, l...)
 		}
 		gauge(objectsDesc, float64(s.Objects), l...)
+		for index, n := range s.IndexValues {
+			gauge(indexValuesDesc, float64(n), with(l, index)...)
+		}
 		gauge(syncedDesc, boolValue(s.Synced), l...)
 		counter(droppedDesc, float64(s.Dropped), l...)
 		for _, ph := range phases {

@@ -24,6 +24,7 @@ import (
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
 )
 
 var (
@@ -110,7 +111,8 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		cms, err := informer.For(f, cmGVR.String(), informer.Selection{}, source(srv, cmGVR), informer.Options[*corev1.ConfigMap]{
-			Name: "configmaps", Reflector: reflector.Config[*corev1.ConfigMap]{Metrics: p.Reflector("configmaps")}})
+			Name: "configmaps", Reflector: reflector.Config[*corev1.ConfigMap]{Metrics: p.Reflector("configmaps")},
+			Indexers: store.Indexers[*corev1.ConfigMap]{"byName": func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Name[:2]}, nil }}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,6 +156,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		}
 		check("informer_cache_objects", float64(cms.Reader().Len()), cmL...)
 		check("informer_cache_objects", 3, cmL...)
+		check("informer_cache_index_values", 1, with(cmL, "index", "byName")...)
 		check("informer_queued_items", float64(cmSnap.Queued), cmL...)
 		check("informer_synced", 1, cmL...)
 		check("informer_synced", 0, podL...)
