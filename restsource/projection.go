@@ -417,10 +417,15 @@ func (pr *projector) decode(msg []byte, plan *protoPlan, v reflect.Value) error 
 		if err != nil {
 			return err
 		}
-		msg = msg[n:]
-		if err := pr.set(fp, v.Field(fp.index), raw, x); err != nil {
+		if fp.kind == kindMap {
+			err = pr.mapEntry(fp, v.Field(fp.index), msg[n-len(raw):], len(raw))
+		} else {
+			err = pr.set(fp, v.Field(fp.index), raw, x)
+		}
+		if err != nil {
 			return err
 		}
+		msg = msg[n:]
 	}
 	return nil
 }
@@ -469,39 +474,45 @@ func (pr *projector) set(fp *fieldPlan, f reflect.Value, raw []byte, x uint64) e
 		f.Set(reflect.Append(f, reflect.Zero(fp.typ.Elem())))
 		return pr.set(fp.elem, f.Index(f.Len()-1), raw, 0)
 	case kindMap:
-		return pr.mapEntry(fp, f, raw)
+		return pr.mapEntry(fp, f, raw, len(raw)) // a map's value in a map: not supported by planField
 	}
 	return nil
 }
 
-// mapEntry decodes one map entry (key = 1, value = 2, whatever their wire
-// types say, as the generated decoders read them; a missing key or value
-// is the zero value) into the map f.
-func (pr *projector) mapEntry(fp *fieldPlan, f reflect.Value, entry []byte) error {
+// mapEntry decodes the map entry buf[:n] (key = 1, value = 2, read as
+// length-delimited whatever their wire types say; a missing key or value
+// is the zero value) into the map f, as the generated decoders do, quirks
+// included: a key or value may run past the entry's end, up to the end of
+// buf (the rest of the enclosing message).
+func (pr *projector) mapEntry(fp *fieldPlan, f reflect.Value, buf []byte, n int) error {
 	if f.IsNil() {
 		f.Set(reflect.MakeMap(fp.typ))
 	}
 	key := reflect.New(fp.key.typ).Elem()
 	val := reflect.New(fp.elem.typ).Elem()
-	for len(entry) > 0 {
-		num, _, n, err := gogoTag(entry)
+	for i := 0; i < n; {
+		wire, m, err := gogoVarint(buf[i:])
 		if err != nil {
 			return err
 		}
-		if num != 1 && num != 2 {
-			if n, err = gogoSkip(entry); err != nil {
+		if num := int32(wire >> 3); num != 1 && num != 2 {
+			skip, err := gogoSkip(buf[i:])
+			if err != nil {
 				return err
 			}
-			entry = entry[n:]
+			if i+skip > n {
+				return io.ErrUnexpectedEOF
+			}
+			i += skip
 			continue
 		}
-		raw, m, err := gogoBytes(entry[n:])
+		raw, k, err := gogoBytes(buf[i+m:])
 		if err != nil {
 			return err
 		}
-		entry = entry[n+m:]
+		i += m + k
 		target, plan := key, fp.key
-		if num == 2 {
+		if wire>>3 == 2 {
 			target, plan = val, fp.elem
 			if plan.kind != kindString {
 				val = reflect.New(fp.elem.typ).Elem() // a message value is replaced, not merged

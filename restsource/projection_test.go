@@ -268,3 +268,27 @@ func FuzzProjection(f *testing.F) {
 		}
 	})
 }
+
+// TestProjectionMapEntryQuirk: the generated decoders let a map entry's
+// value run past the entry's end, into the rest of the message (which
+// they then decode again from the entry's end); a projection decodes such
+// bytes the same.
+func TestProjectionMapEntryQuirk(t *testing.T) {
+	ref, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := []byte{0x0a, 0x01, 'k', 0x12, 0x03} // key "k", value of 3 bytes: past the entry
+	spec := append(append([]byte{0x3a, byte(len(entry))}, entry...), 0x52, 0x01, 'n') // nodeSelector, nodeName "n"
+	msg := bytesField(2, spec)
+	full, err := ref.message(msg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := full; p.Spec.NodeSelector["k"] != "R\x01n" || p.Spec.NodeName != "n" {
+		t.Fatalf("the generated decoder reads %q and %q: the quirk is gone", p.Spec.NodeSelector, p.Spec.NodeName)
+	}
+	for i := range 2 {
+		checkProjection(t, "map entry quirk", ref, newSlimDecoder(t, Options{}), false, i, msg)
+	}
+}
