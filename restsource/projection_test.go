@@ -278,7 +278,7 @@ func TestProjectionMapEntryQuirk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := []byte{0x0a, 0x01, 'k', 0x12, 0x03} // key "k", value of 3 bytes: past the entry
+	entry := []byte{0x0a, 0x01, 'k', 0x12, 0x03}                                      // key "k", value of 3 bytes: past the entry
 	spec := append(append([]byte{0x3a, byte(len(entry))}, entry...), 0x52, 0x01, 'n') // nodeSelector, nodeName "n"
 	msg := bytesField(2, spec)
 	full, err := ref.message(msg, nil)
