@@ -118,5 +118,7 @@
 // selectors, ShardInfo and both Source modes with the ShardedListAndWatch
 // gate on and off; TestRealRing runs Members on real Leases with Sources
 // and informers through a leave and a join and logs the handover gap and
-// overlap.
+// overlap. TestShardedChurn runs three replicas over listwatch's fake
+// apiserver under churn through a leave and a join and checks that every
+// pod ends up held once, by its owner, at its latest version.
 package shard
