@@ -28,18 +28,29 @@ func TestConvergesWithPagedLists(t *testing.T) {
 	if testing.Short() {
 		seeds = 4
 	}
+	var pages atomic.Int64
+	convergeInPages(t, seeds, 7, reflector.WatchListOff, func(lw cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
+		return noWatchCache{lw, &pages}
+	})
+	if pages.Load() < int64(seeds)*10 {
+		t.Fatalf("only %d list pages over %d seeds: lists were not paged", pages.Load(), seeds)
+	}
+}
+
+// convergeInPages runs churnUntilConverged for seeds seeds on an informer
+// whose lists come in pages of 1 to 3 objects, with the given streaming
+// mode, over the fake server's ListerWatcher as wrap returns it.
+func convergeInPages(t *testing.T, seeds int, stream uint64, mode reflector.WatchListMode, wrap func(cache.ListerWatcherWithContext) cache.ListerWatcherWithContext) {
 	saved := utilruntime.ErrorHandlers
 	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(context.Context, error, string, ...any) {}}
 	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
-	var pages atomic.Int64
 	for seed := range uint64(seeds) {
 		synctest.Test(t, func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(seed, 7))
+			rnd := rand.New(rand.NewPCG(seed, stream))
 			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
 			lw := fake.LWOptions{Resource: cmGVR}
-			src := noWatchCache{srv.ListerWatcher(lw), &pages}
-			inf, err := New(Options[*corev1.ConfigMap]{Source: src, InOrder: seed%2 == 1,
-				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: reflector.WatchListOff}})
+			inf, err := New(Options[*corev1.ConfigMap]{Source: wrap(srv.ListerWatcher(lw)), InOrder: seed%2 == 1,
+				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: mode}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,9 +69,6 @@ func TestConvergesWithPagedLists(t *testing.T) {
 			churnUntilConverged(t, ctx, churnRun{seed: seed, rnd: rnd, srv: srv, lw: lw,
 				inf: inf, view: view, warmup: 30, rounds: 20})
 		})
-	}
-	if pages.Load() < int64(seeds)*10 {
-		t.Fatalf("only %d list pages over %d seeds: lists were not paged", pages.Load(), seeds)
 	}
 }
 
@@ -90,34 +98,10 @@ func TestConvergesWithPagedStreams(t *testing.T) {
 	if testing.Short() {
 		seeds = 3
 	}
-	saved := utilruntime.ErrorHandlers
-	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{func(context.Context, error, string, ...any) {}}
-	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
 	var streams atomic.Int64
-	for seed := range uint64(seeds) {
-		synctest.Test(t, func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(seed, 11))
-			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
-			lw := fake.LWOptions{Resource: cmGVR}
-			src := countStreams{srv.ListerWatcher(lw), &streams}
-			inf, err := New(Options[*corev1.ConfigMap]{Source: src, InOrder: seed%2 == 1,
-				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: reflector.WatchListForce}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			view := &typedView{view: map[string]*corev1.ConfigMap{}}
-			if _, err := inf.AddHandler(view, HandlerOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(t.Context())
-			var wg sync.WaitGroup
-			wg.Go(func() { _ = inf.Run(ctx) })
-			defer func() { cancel(); wg.Wait() }()
-
-			churnUntilConverged(t, ctx, churnRun{seed: seed, rnd: rnd, srv: srv, lw: lw,
-				inf: inf, view: view, warmup: 30, rounds: 20})
-		})
-	}
+	convergeInPages(t, seeds, 11, reflector.WatchListForce, func(lw cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
+		return countStreams{lw, &streams}
+	})
 	if streams.Load() < int64(seeds) {
 		t.Fatalf("only %d streaming lists over %d seeds", streams.Load(), seeds)
 	}
