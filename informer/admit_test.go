@@ -60,7 +60,7 @@ func TestTransformDropsBadObjects(t *testing.T) {
 				}
 				e.run(t)
 				e.waitRV(t)
-				got := h.take()
+				got := h.Take()
 				slices.Sort(got)
 				if want := []string{"add a@1 initial=true", "add b@4 initial=true"}; !slices.Equal(got, want) {
 					t.Fatalf("after the first list: got %q, want %q", got, want)
@@ -78,7 +78,7 @@ func TestTransformDropsBadObjects(t *testing.T) {
 					t.Fatal(err)
 				}
 				e.waitRV(t)
-				if got := h.take(); len(got) != 0 || e.inf.Dropped() != 3 {
+				if got := h.Take(); len(got) != 0 || e.inf.Dropped() != 3 {
 					t.Fatalf("dropped watch event: handler got %q, %d dropped", got, e.inf.Dropped())
 				}
 				e.srv.Down()
@@ -88,7 +88,7 @@ func TestTransformDropsBadObjects(t *testing.T) {
 				}
 				e.srv.Up()
 				e.waitRV(t)
-				got = h.take()
+				got = h.Take()
 				slices.Sort(got)
 				if want := []string{"add c@6 initial=false", "delete a@1 unknown=true"}; !slices.Equal(got, want) {
 					t.Fatalf("after the relist: got %q, want %q", got, want)

@@ -168,7 +168,7 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 					"add b@1 initial=true", "delete b@4 unknown=false", "add c@2 initial=false"}
 			}
 			for i, e := range []*cmEvents{&e1, &e2} {
-				if got := e.take(); !slices.Equal(got, want) {
+				if got := e.Take(); !slices.Equal(got, want) {
 					t.Fatalf("inOrder=%v handler %d:\ngot  %q\nwant %q", inOrder, i, got, want)
 				}
 			}
@@ -180,12 +180,12 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 			inf.mu.Unlock()
 			mustNil(t, inf.fifo.Resync())
 			synctest.Wait()
-			got := e1.take()
+			got := e1.Take()
 			slices.Sort(got) // in the store's key order
 			if want := []string{"update a@5->5", "update c@2->2"}; !slices.Equal(got, want) {
 				t.Fatalf("due handler: got %q, want %q", got, want)
 			}
-			if got := e2.take(); len(got) != 0 {
+			if got := e2.Take(); len(got) != 0 {
 				t.Fatalf("handler not due got %q", got)
 			}
 			cancel()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,41 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/informertest"
 )
 
 var cmGVR = fake.ConfigMaps().GVR
 
 // cmEvents records typed ConfigMap notifications as strings.
-type cmEvents struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func (e *cmEvents) rec(format string, args ...any) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.calls = append(e.calls, fmt.Sprintf(format, args...))
-}
-
-func (e *cmEvents) OnAdd(c *corev1.ConfigMap, initial bool) {
-	e.rec("add %s@%s initial=%v", c.Name, c.ResourceVersion, initial)
-}
-
-func (e *cmEvents) OnUpdate(old, new *corev1.ConfigMap) {
-	e.rec("update %s@%s->%s", new.Name, old.ResourceVersion, new.ResourceVersion)
-}
-
-func (e *cmEvents) OnDelete(c *corev1.ConfigMap, unknown bool) {
-	e.rec("delete %s@%s unknown=%v", c.Name, c.ResourceVersion, unknown)
-}
-
-func (e *cmEvents) take() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := e.calls
-	e.calls = nil
-	return out
-}
+type cmEvents = informertest.Recorder[*corev1.ConfigMap]
 
 func newCM(name string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: map[string]string{"v": "0"}}
@@ -140,10 +111,7 @@ func TestInformerEventSequence(t *testing.T) {
 		}
 		e.waitRV(t)
 		// The server stamps a deletion with a new resource version.
-		want := []string{"add a@1 initial=true", "add b@2 initial=true", "update a@1->3", "delete a@4 unknown=false"}
-		if got := h.take(); !slices.Equal(got, want) {
-			t.Fatalf("\ngot  %q\nwant %q", got, want)
-		}
+		h.ExpectExactly(t, "add a@1 initial=true", "add b@2 initial=true", "update a@1->3", "delete a@4 unknown=false")
 		e.converged(t)
 	})
 }
@@ -161,7 +129,7 @@ func TestInformerRelistFindsDeletions(t *testing.T) {
 		}
 		e.run(t)
 		e.waitRV(t)
-		h.take()
+		h.Take()
 
 		e.srv.Down()
 		if _, err := e.srv.Delete(t.Context(), a); err != nil {
@@ -174,7 +142,7 @@ func TestInformerRelistFindsDeletions(t *testing.T) {
 		e.srv.Up()
 		e.waitRV(t)
 		want := []string{"delete a@1 unknown=true", fmt.Sprintf("update b@2->%s", b2.ResourceVersion)}
-		got := h.take()
+		got := h.Take()
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("\ngot  %q\nwant %q", got, want)
@@ -201,17 +169,12 @@ func TestInformerLateHandlerAndRemove(t *testing.T) {
 		if !reg.HasSynced() {
 			t.Fatal("late registration not synced after its replay")
 		}
-		want := []string{"add a@1 initial=true", "add c@2 initial=false"}
-		if got := h.take(); !slices.Equal(got, want) {
-			t.Fatalf("\ngot  %q\nwant %q", got, want)
-		}
+		h.ExpectExactly(t, "add a@1 initial=true", "add c@2 initial=false")
 		reg.Remove()
 		reg.Remove()
 		e.update(t, c)
 		e.waitRV(t)
-		if got := h.take(); len(got) != 0 {
-			t.Fatalf("removed handler got %q", got)
-		}
+		h.ExpectExactly(t) // removed
 	})
 }
 
@@ -229,16 +192,12 @@ func TestInformerResyncPerHandler(t *testing.T) {
 		}
 		e.run(t)
 		e.waitRV(t)
-		resyncing.take()
-		quiet.take()
+		resyncing.Take()
+		quiet.Take()
 		time.Sleep(65 * time.Second)
 		synctest.Wait()
-		if got, want := resyncing.take(), []string{"update a@1->1", "update a@1->1"}; !slices.Equal(got, want) {
-			t.Fatalf("resyncing handler: got %q, want %q", got, want)
-		}
-		if got := quiet.take(); len(got) != 0 {
-			t.Fatalf("handler without resync got %q", got)
-		}
+		resyncing.ExpectExactly(t, "update a@1->1", "update a@1->1")
+		quiet.ExpectExactly(t)
 	})
 }
 
@@ -278,7 +237,7 @@ func TestInformerSlowHandlerDelaysNobody(t *testing.T) {
 			e.create(t, fmt.Sprint("o", i))
 		}
 		e.waitRV(t)
-		if n := len(fast.take()); n != 100 {
+		if n := len(fast.Take()); n != 100 {
 			t.Fatalf("fast handler got %d adds, want 100", n)
 		}
 		if n := e.inf.Reader().Len(); n != 100 {

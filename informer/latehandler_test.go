@@ -102,7 +102,7 @@ func TestLateHandlerDuringInitialList(t *testing.T) {
 			want = append(want, fmt.Sprintf("add o%03d@%d initial=true", i, i+1))
 		}
 		for name, h := range map[string]*cmEvents{"early": early, "late": late, "slow": slow} {
-			got := h.take()
+			got := h.Take()
 			sort.Strings(got)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s handler got %d calls, want the 100 initial adds once each; got %q", name, len(got), got)

@@ -1,0 +1,105 @@
+// Package informertest helps test code that handles informer
+// notifications: [Recorder] is a typed handler that writes down every
+// call, so that a test states the exact sequence it expects.
+//
+// # Usage
+//
+//	rec := &informertest.Recorder[*corev1.ConfigMap]{}
+//	reg, err := inf.AddHandler(rec, informer.HandlerOptions{})
+//	...
+//	synctest.Wait() // or wait for a resource version
+//	rec.ExpectExactly(t, "add a@1 initial=true", "update a@1->2")
+//
+// Lines name the object and its resource version:
+//
+//	add <name>@<rv> initial=<inInitialList>
+//	update <name>@<old rv>-><new rv>
+//	delete <name>@<rv> unknown=<finalStateUnknown>
+//
+// # Concurrency
+//
+// A Recorder is safe for concurrent use: the informer calls it from the
+// handler's goroutine while the test reads it.
+//
+// # Testing
+//
+// The informer package's own tests use it; recorder_test.go checks its
+// matching rules.
+package informertest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// Recorder is an informer.Handler[T] that records each call as a line
+// (see the package documentation). The zero value is ready to use.
+type Recorder[T store.Object] struct {
+	mu sync.Mutex
+	// lines are the calls recorded since the last Take, oldest first.
+	lines []string
+}
+
+func (r *Recorder[T]) rec(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf(format, args...))
+}
+
+// OnAdd records "add <name>@<rv> initial=<inInitialList>".
+func (r *Recorder[T]) OnAdd(obj T, inInitialList bool) {
+	r.rec("add %s@%s initial=%v", obj.GetName(), obj.GetResourceVersion(), inInitialList)
+}
+
+// OnUpdate records "update <name>@<old rv>-><new rv>".
+func (r *Recorder[T]) OnUpdate(old, new T) {
+	r.rec("update %s@%s->%s", new.GetName(), old.GetResourceVersion(), new.GetResourceVersion())
+}
+
+// OnDelete records "delete <name>@<rv> unknown=<finalStateUnknown>".
+func (r *Recorder[T]) OnDelete(obj T, finalStateUnknown bool) {
+	r.rec("delete %s@%s unknown=%v", obj.GetName(), obj.GetResourceVersion(), finalStateUnknown)
+}
+
+// Take returns the lines recorded since the last Take and forgets them.
+func (r *Recorder[T]) Take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.lines
+	r.lines = nil
+	return out
+}
+
+// ExpectExactly takes the recorded lines and fails t unless they are want,
+// in that order, and nothing else.
+func (r *Recorder[T]) ExpectExactly(t testing.TB, want ...string) {
+	t.Helper()
+	if got := r.Take(); !slices.Equal(got, want) {
+		t.Fatalf("handler calls:\ngot  %q\nwant %q", got, want)
+	}
+}
+
+// Expect takes the recorded lines and fails t unless want appears among
+// them in that order (other lines may come before, between and after).
+func (r *Recorder[T]) Expect(t testing.TB, want ...string) {
+	t.Helper()
+	got := r.Take()
+	if !isSubsequence(want, got) {
+		t.Fatalf("handler calls:\ngot  %q\nwant, in this order, %q", got, want)
+	}
+}
+
+// isSubsequence reports whether want appears in got in order.
+func isSubsequence(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}

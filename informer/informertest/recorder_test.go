@@ -1,0 +1,44 @@
+package informertest
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func cm(name, rv string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+func TestRecorderLines(t *testing.T) {
+	r := &Recorder[*corev1.ConfigMap]{}
+	r.OnAdd(cm("a", "1"), true)
+	r.OnUpdate(cm("a", "1"), cm("a", "2"))
+	r.OnDelete(cm("a", "2"), true)
+	r.ExpectExactly(t, "add a@1 initial=true", "update a@1->2", "delete a@2 unknown=true")
+	if got := r.Take(); len(got) != 0 {
+		t.Fatalf("ExpectExactly left %q", got)
+	}
+	r.OnAdd(cm("b", "3"), false)
+	r.OnAdd(cm("c", "4"), false)
+	r.OnAdd(cm("d", "5"), false)
+	r.Expect(t, "add b@3 initial=false", "add d@5 initial=false")
+}
+
+func TestIsSubsequence(t *testing.T) {
+	for _, tc := range []struct {
+		want, got []string
+		ok        bool
+	}{
+		{nil, nil, true},
+		{[]string{"a"}, nil, false},
+		{[]string{"a", "c"}, []string{"a", "b", "c"}, true},
+		{[]string{"c", "a"}, []string{"a", "b", "c"}, false},
+		{[]string{"a", "a"}, []string{"a"}, false},
+	} {
+		if got := isSubsequence(tc.want, tc.got); got != tc.ok {
+			t.Errorf("isSubsequence(%q, %q) = %v", tc.want, tc.got, got)
+		}
+	}
+}
