@@ -33,7 +33,7 @@ type objectDecoder[T interface {
 	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
 
 	strip      bool       // Options.StripManagedFields
-	splitProto bool       // strip, fast, and T has the layout metadata.go assumes
+	split      bool       // strip or intern, fast, and T has the layout metadata.go assumes
 	interner   *Interner  // Options.Interner
 	shareLists bool       // Options.ShareResourceLists
 	proj       *projector // Options.ProjectionOf: T's protobuf decoder
@@ -75,8 +75,8 @@ func newObjectDecoder[T interface {
 			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
 		}
 		d.strip = true
-		d.splitProto = d.fast && protoLayoutOK(T(new(E)))
 	}
+	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(T(new(E)))
 	return d, nil
 }
 
@@ -115,15 +115,19 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 		if err := d.proj.decode(payload, d.proj.plan, reflect.ValueOf(obj).Elem()); err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
-		d.finish(obj)
+		d.finish(obj, nil)
 		return obj, nil
 	}
 	if d.fast {
 		err := errUnsplittable
-		if d.splitProto {
-			err = unmarshalWithoutManagedFields(payload, any(obj).(unmarshaler), objectMetaOf(obj))
+		var in *interning // the metadata's, interned while decoding
+		if d.split {
+			if d.interner != nil {
+				in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
+			}
+			err = unmarshalSplit(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in)
 			if err == errUnsplittable {
-				obj = T(new(E)) // start again from scratch
+				obj, in = T(new(E)), nil // start again from scratch
 			}
 		}
 		if err == errUnsplittable {
@@ -132,7 +136,7 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
-		d.finish(obj)
+		d.finish(obj, in)
 		return obj, nil
 	}
 	if whole == nil {
@@ -142,20 +146,26 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	d.finish(obj)
+	d.finish(obj, nil)
 	return obj, nil
 }
 
 // finish applies the options to a decoded object: whatever decoding path
 // it took, a stripped object has no managedFields, and an interned one
-// shares its repeating strings.
-func (d *objectDecoder[T, E]) finish(obj T) {
+// shares its repeating strings. in is the interning pass that began while
+// decoding, if one did.
+func (d *objectDecoder[T, E]) finish(obj T, in *interning) {
 	if d.strip {
 		objectMetaOf(obj).ManagedFields = nil
 	}
-	if d.interner != nil {
-		internObject(d.interner, d.shareLists, obj)
+	if d.interner == nil {
+		return
 	}
+	if in == nil {
+		in = &interning{Interner: d.interner, shareLists: d.shareLists}
+	}
+	in.object(obj)
+	in.done()
 }
 
 // json decodes one JSON object. The kind is checked after decoding, from
@@ -191,7 +201,7 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 	}
 	ok.SetGroupVersionKind(schema.GroupVersionKind{})
 	if !status {
-		d.finish(obj.(T))
+		d.finish(obj.(T), nil)
 	}
 	return obj, nil
 }
@@ -206,7 +216,7 @@ func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
-	d.finish(obj)
+	d.finish(obj, nil)
 	return obj, nil
 }
 

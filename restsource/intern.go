@@ -86,23 +86,33 @@ func NewInterner(capacity int) *Interner {
 // else a new one that is interned unless it is too long. A hit allocates
 // nothing.
 func (in *Interner) Bytes(b []byte) string {
+	s, hit, counted := in.lookupBytes(b)
+	switch {
+	case hit:
+		in.hits.Add(1)
+	case counted:
+		in.misses.Add(1)
+	}
+	return s
+}
+
+// lookupBytes is Bytes without counting, as lookup is String.
+func (in *Interner) lookupBytes(b []byte) (_ string, hit, counted bool) {
 	if len(b) == 0 {
-		return ""
+		return "", false, false
 	}
 	if len(b) > MaxInternedLen {
-		return string(b)
+		return string(b), false, false
 	}
 	i := in.pair(maphash.Bytes(in.seed, b))
 	for j := i; j < i+2; j++ {
 		if t := in.slots[j].Load(); t != nil && *t == string(b) {
-			in.hits.Add(1)
-			return *t
+			return *t, true, true
 		}
 	}
 	s := string(b)
 	in.add(i, s)
-	in.misses.Add(1)
-	return s
+	return s, false, true
 }
 
 // String returns the interned string equal to s if there is one, else s,

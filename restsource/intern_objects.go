@@ -19,29 +19,40 @@ import (
 type interning struct {
 	*Interner
 	shareLists   bool // Options.ShareResourceLists
+	metaDone     bool // the metadata's strings were interned while decoding
 	hits, misses uint64
+}
+
+// bytes interns b, counting.
+func (in *interning) bytes(b []byte) string {
+	t, hit, counted := in.lookupBytes(b)
+	in.count(hit, counted)
+	return t
 }
 
 // String interns s, counting.
 func (in *interning) String(s string) string {
 	t, hit, counted := in.lookup(s)
+	in.count(hit, counted)
+	return t
+}
+
+func (in *interning) count(hit, counted bool) {
 	switch {
 	case hit:
 		in.hits++
 	case counted:
 		in.misses++
 	}
-	return t
 }
 
-// internObject interns the repeating strings of obj.
-func internObject(interner *Interner, shareLists bool, obj any) {
-	in := interning{Interner: interner, shareLists: shareLists}
-	in.object(obj)
-	interner.hits.Add(in.hits)
-	interner.misses.Add(in.misses)
+// done adds the pass's counts to the Interner's.
+func (in *interning) done() {
+	in.Interner.hits.Add(in.hits)
+	in.Interner.misses.Add(in.misses)
 }
 
+// object interns the repeating strings of obj.
 func (in *interning) object(obj any) {
 	if om := objectMetaOf(obj); om != nil {
 		in.objectMeta(om)
@@ -75,10 +86,13 @@ func (in *interning) stringMap(m map[string]string) {
 }
 
 func (in *interning) objectMeta(m *metav1.ObjectMeta) {
-	in.intern(&m.Namespace)
-	in.intern(&m.GenerateName)
-	in.stringMap(m.Labels)
-	in.stringMap(m.Annotations)
+	if !in.metaDone {
+		in.intern(&m.Namespace)
+		in.intern(&m.GenerateName)
+		in.stringMap(m.Labels)
+		in.stringMap(m.Annotations)
+		in.all(m.Finalizers)
+	}
 	for i := range m.OwnerReferences {
 		r := &m.OwnerReferences[i]
 		in.intern(&r.APIVersion)
@@ -86,7 +100,6 @@ func (in *interning) objectMeta(m *metav1.ObjectMeta) {
 		in.intern(&r.Name)
 		r.UID = types.UID(in.String(string(r.UID)))
 	}
-	in.all(m.Finalizers)
 	for i := range m.ManagedFields {
 		f := &m.ManagedFields[i]
 		in.intern(&f.Manager)

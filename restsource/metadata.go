@@ -3,6 +3,7 @@ package restsource
 import (
 	"bytes"
 	"errors"
+	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,19 +41,124 @@ func objectMetaOf(obj any) *metav1.ObjectMeta {
 // whatever is wrong with it.
 var errUnsplittable = errors.New("restsource: message not splittable")
 
-// unmarshalWithoutManagedFields decodes msg, the protobuf message of an
-// object whose ObjectMeta om belongs to u, into u as u.Unmarshal(msg)
-// would, except that ObjectMeta's managedFields are skipped by wire type,
-// never decoded. The generated decoders merge into what they decode into,
-// so msg is decoded in runs of consecutive fields: runs without metadata
-// by u.Unmarshal, each metadata field by om.Unmarshal on the runs of its
-// own fields that are not managedFields. Nothing is copied. If msg cannot
-// be split into fields, the result is errUnsplittable and u is left
-// partly decoded.
-func unmarshalWithoutManagedFields(msg []byte, u unmarshaler, om *metav1.ObjectMeta) error {
+// unmarshalSplit decodes msg, the protobuf message of an object whose
+// ObjectMeta om belongs to u, into u as u.Unmarshal(msg) would, except
+// that ObjectMeta is decoded by decodeObjectMeta: without managedFields
+// if strip, with its repeating strings interned from the bytes if in is
+// set. The generated decoders merge into what they decode into, so msg is
+// decoded in runs of consecutive fields: runs without metadata by
+// u.Unmarshal, each metadata field by decodeObjectMeta. Nothing is
+// copied. If msg cannot be split into fields, the result is
+// errUnsplittable and u is left partly decoded.
+func unmarshalSplit(msg []byte, u unmarshaler, om *metav1.ObjectMeta, strip bool, in *interning) error {
 	return eachRun(msg, protoMetadataField, u.Unmarshal, func(meta []byte) error {
-		return eachRun(meta, protoManagedFieldsField, om.Unmarshal, func([]byte) error { return nil })
+		return decodeObjectMeta(meta, om, strip, in)
 	})
+}
+
+// ObjectMeta's fields that decodeObjectMeta decodes itself when it
+// interns: strings that repeat across objects.
+const (
+	metaGenerateName protowire.Number = 2
+	metaNamespace    protowire.Number = 3
+	metaLabels       protowire.Number = 11
+	metaAnnotations  protowire.Number = 12
+	metaFinalizers   protowire.Number = 14
+)
+
+// decodeObjectMeta decodes the ObjectMeta message meta into om as
+// om.Unmarshal(meta) would, except that managedFields are skipped by wire
+// type if strip, and that with in the namespace, generateName, labels,
+// annotations and finalizers are interned straight from the bytes (a hit
+// allocates nothing); the other fields go to om.Unmarshal in runs. If meta
+// cannot be split into fields it returns errUnsplittable without changing
+// om.
+func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *interning) error {
+	nop := func([]byte) error { return nil }
+	if eachRun(meta, 0, nop, nop) != nil {
+		return errUnsplittable
+	}
+	start := 0 // of the current run
+	for i := 0; i < len(meta); {
+		num, typ, n := protowire.ConsumeTag(meta[i:])
+		next := i + n + protowire.ConsumeFieldValue(num, typ, meta[i+n:]) // checked above
+		mine := typ == protowire.BytesType && (strip && num == protoManagedFieldsField ||
+			in != nil && (num == metaGenerateName || num == metaNamespace || num == metaLabels || num == metaAnnotations || num == metaFinalizers))
+		if !mine {
+			i = next
+			continue
+		}
+		if start < i {
+			if err := om.Unmarshal(meta[start:i]); err != nil {
+				return err
+			}
+		}
+		v, _ := protowire.ConsumeBytes(meta[i+n:])
+		switch num {
+		case metaGenerateName:
+			om.GenerateName = in.bytes(v)
+		case metaNamespace:
+			om.Namespace = in.bytes(v)
+		case metaFinalizers:
+			om.Finalizers = append(om.Finalizers, in.bytes(v))
+		case metaLabels, metaAnnotations:
+			m := &om.Labels
+			if num == metaAnnotations {
+				m = &om.Annotations
+			}
+			if *m == nil {
+				*m = make(map[string]string)
+			}
+			k, val, err := stringMapEntry(meta[next-len(v):], len(v), in)
+			if err != nil {
+				return err
+			}
+			(*m)[k] = val
+		}
+		i, start = next, next
+	}
+	if start < len(meta) {
+		return om.Unmarshal(meta[start:])
+	}
+	return nil
+}
+
+// stringMapEntry decodes the map<string, string> entry buf[:n] as the
+// generated decoders do, quirks included: key = 1 and value = 2 are read
+// as length-delimited whatever their wire types, the last of each wins, a
+// missing one is "", and either may run past the entry's end up to the
+// end of buf (the rest of the enclosing message).
+func stringMapEntry(buf []byte, n int, in *interning) (key, val string, err error) {
+	var k, v []byte
+	for i := 0; i < n; {
+		wire, m, err := gogoVarint(buf[i:])
+		if err != nil {
+			return "", "", err
+		}
+		num := int32(wire >> 3)
+		if num != 1 && num != 2 {
+			skip, err := gogoSkip(buf[i:])
+			if err != nil {
+				return "", "", err
+			}
+			if i+skip > n {
+				return "", "", io.ErrUnexpectedEOF
+			}
+			i += skip
+			continue
+		}
+		raw, l, err := gogoBytes(buf[i+m:])
+		if err != nil {
+			return "", "", err
+		}
+		i += m + l
+		if num == 1 {
+			k = raw
+		} else {
+			v = raw
+		}
+	}
+	return in.bytes(k), in.bytes(v), nil
 }
 
 // eachRun splits msg into its fields: every length-delimited field number
