@@ -54,7 +54,7 @@ func TestShardedChurn(t *testing.T) {
 		}
 		start := func(id string) *churnReplica {
 			r := &churnReplica{id: id, done: make(chan struct{}), seen: map[string]string{}}
-			r.src, err = shard.NewSource(shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR}),
+			r.src, err = shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR}),
 				Field: shard.FieldNamespace})
 			if err != nil {
 				t.Fatal(err)

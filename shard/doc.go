@@ -78,7 +78,7 @@
 // A sharded informer, the Member's Changes driving the Source (the
 // Source example has it whole):
 //
-//	src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
+//	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
 //	// shard.MemberOptions{..., OnChange: src.OnChange}
 //	inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src})
 //

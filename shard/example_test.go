@@ -100,7 +100,7 @@ func ExampleSource() {
 	ctx := context.Background()
 	var clientset kubernetes.Interface // from your kubeconfig
 
-	src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
+	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
 	if err != nil {
 		panic(err)
 	}

@@ -125,7 +125,7 @@ func TestRealRing(t *testing.T) {
 	start := func(id string) *ringReplica {
 		r := &ringReplica{id: id, doneM: make(chan error, 1), doneI: make(chan error, 1)}
 		var err error
-		if r.src, err = shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(cms)}); err != nil {
+		if r.src, err = shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(cms)}); err != nil {
 			t.Fatal(err)
 		}
 		if r.member, err = shard.NewMember(ctx, shard.MemberOptions{Client: cs, Namespace: ns, Ring: "cms", Identity: id,

@@ -147,7 +147,7 @@ func realServerCase(t *testing.T, cs kubernetes.Interface, gate bool) {
 	var reps []replica
 	done := make(chan error, len(members))
 	for i, m := range members {
-		src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(cms)})
+		src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(cms)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 )
 
@@ -47,6 +49,8 @@ type Source struct {
 	inner cache.ListerWatcherWithContext
 	// field is the hashed field, valid and never empty.
 	field Field
+	// log is the logger of the context given to NewSource.
+	log logr.Logger
 	// part is the member's current part, nil before the first Update.
 	part atomic.Pointer[part]
 	// ready is closed by the first Update.
@@ -107,16 +111,17 @@ type part struct {
 	matcher *Matcher
 }
 
-// NewSource wraps opts.Inner. It starts nothing.
-func NewSource(opts SourceOptions) (*Source, error) {
+// NewSource wraps opts.Inner. ctx carries the logger
+// (klog.FromContext); NewSource starts nothing.
+func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 	if opts.Inner == nil {
 		return nil, fmt.Errorf("shard: SourceOptions.Inner is nil")
 	}
 	if err := opts.Field.check(); err != nil {
 		return nil, err
 	}
-	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), ready: make(chan struct{}),
-		open: map[*filteredWatch]struct{}{}}, nil
+	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), log: klog.FromContext(ctx),
+		ready: make(chan struct{}), open: map[*filteredWatch]struct{}{}}, nil
 }
 
 // Update switches the source to c.Member's part of c.Assignment and ends
@@ -139,6 +144,8 @@ func (s *Source) Update(c Change) {
 	open := s.open
 	s.open = map[*filteredWatch]struct{}{}
 	s.mu.Unlock()
+	s.log.V(2).Info("Shard part changed; ending the watches to relist", "member", c.Member,
+		"gained", len(c.Gained), "lost", len(c.Lost), "watches", len(open))
 	for w := range open {
 		w.expire()
 	}
@@ -213,11 +220,15 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 			// be missing, and no client filter can bring them back.
 			return nil, fmt.Errorf("shard: the server applied the shard selector %q, not the one sent, %q", echoed, p.selector)
 		}
-		s.serverFiltered.Store(1)
+		if s.serverFiltered.Swap(1) != 1 {
+			s.log.V(1).Info("The server applies shard selectors")
+		}
 		s.stats.serverFiltered.Add(1)
 		return list, nil
 	}
-	s.serverFiltered.Store(2)
+	if s.serverFiltered.Swap(2) != 2 {
+		s.log.V(1).Info("The server ignored the shard selector (no ShardInfo in the list); filtering on the client")
+	}
 	dropped, err := filterList(list, p.matcher)
 	s.stats.droppedObjects.Add(int64(dropped))
 	return list, err

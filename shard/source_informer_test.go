@@ -43,7 +43,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 			}
 			pods = append(pods, p)
 		}
-		src, err := shard.NewSource(shard.SourceOptions{Inner: reflector.FromClient(cs.CoreV1().Pods(""))})
+		src, err := shard.NewSource(t.Context(), shard.SourceOptions{Inner: reflector.FromClient(cs.CoreV1().Pods(""))})
 		if err != nil {
 			t.Fatal(err)
 		}

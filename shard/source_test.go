@@ -121,7 +121,7 @@ func TestSourceListsOnlyOwned(t *testing.T) {
 	for _, honour := range []bool{false, true} {
 		t.Run(fmt.Sprintf("server applies selectors: %v", honour), func(t *testing.T) {
 			lw := &fakeLW{honour: honour, pods: pods}
-			s, err := NewSource(SourceOptions{Inner: lw})
+			s, err := NewSource(t.Context(), SourceOptions{Inner: lw})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestSourceListsOnlyOwned(t *testing.T) {
 }
 
 func TestSourceListWaitsForAssignment(t *testing.T) {
-	s, _ := NewSource(SourceOptions{Inner: &fakeLW{}})
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{}})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.ListWithContext(ctx, metav1.ListOptions{}); err == nil {
@@ -168,10 +168,10 @@ func TestSourceListWaitsForAssignment(t *testing.T) {
 	if s.Owns(testObject("ns", "x")) {
 		t.Fatal("Owns before any Change")
 	}
-	if _, err := NewSource(SourceOptions{}); err == nil {
+	if _, err := NewSource(t.Context(), SourceOptions{}); err == nil {
 		t.Fatal("NewSource without Inner")
 	}
-	if _, err := NewSource(SourceOptions{Inner: &fakeLW{}, Field: "metadata.name"}); err == nil {
+	if _, err := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{}, Field: "metadata.name"}); err == nil {
 		t.Fatal("NewSource with an unsupported field")
 	}
 }
@@ -179,7 +179,7 @@ func TestSourceListWaitsForAssignment(t *testing.T) {
 func TestSourceOwningNothingListsNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	lw := &fakeLW{pods: randomPods(r, 20), page: 5}
-	s, _ := NewSource(SourceOptions{Inner: lw})
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a"}, Options{Slices: 8})
 	s.Update(changeFor(a, "stranger"))
 	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 500})
@@ -200,7 +200,7 @@ func TestSourceOwningNothingListsNothing(t *testing.T) {
 func TestSourcePagesKeepTheirPart(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	lw := &fakeLW{honour: true, pods: randomPods(r, 100), page: 10}
-	s, _ := NewSource(SourceOptions{Inner: lw})
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	s.Update(changeFor(a, "a"))
 	first, _ := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10})
@@ -232,7 +232,7 @@ func TestSourceWatchFiltersAndExpires(t *testing.T) {
 		r := rand.New(rand.NewPCG(27, 28))
 		pods := randomPods(r, 40)
 		lw := &fakeLW{pods: pods}
-		s, _ := NewSource(SourceOptions{Inner: lw})
+		s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 		a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 		s.Update(changeFor(a, "a"))
 		w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10", AllowWatchBookmarks: true})
@@ -324,7 +324,7 @@ func TestSourceRefusesAnotherSelector(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	other, _, _ := a.Selector("b", FieldUID)
-	s, _ := NewSource(SourceOptions{Inner: &fakeLW{honour: true, echo: other, pods: randomPods(r, 10)}})
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{honour: true, echo: other, pods: randomPods(r, 10)}})
 	s.Update(changeFor(a, "a"))
 	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{}); err == nil || !strings.Contains(err.Error(), "not the one sent") {
 		t.Fatalf("List = %v", err)
@@ -336,7 +336,7 @@ func TestSourceRefusesAnotherSelector(t *testing.T) {
 func TestSourceIgnoresChangesOfOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := &fakeLW{}
-		s, _ := NewSource(SourceOptions{Inner: lw})
+		s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 		// A ring where c's departure gives a's nothing: find one.
 		var a3 *Assignment
 		for i := 0; a3 == nil; i++ {
