@@ -54,6 +54,12 @@ type Factory struct {
 	wg       sync.WaitGroup
 	cancels  []context.CancelFunc
 	shutdown bool
+	// observe is the reflector metrics observer (ObserveReflectors); nil
+	// when none is attached.
+	observe func(name string) reflector.Metrics
+	// switches holds the metrics of every informer built without its
+	// own, so that an observer attached later reaches them.
+	switches []*metricsSwitch
 }
 
 type factoryKey struct {
@@ -109,6 +115,9 @@ func For[T store.Object](f *Factory, resource string, sel Selection, newSource f
 	}
 	if opts.Delivery == 0 {
 		opts.Delivery = f.opts.Delivery
+	}
+	if opts.Reflector.Metrics == nil {
+		opts.Reflector.Metrics = f.reflectorMetricsLocked(opts.Name)
 	}
 	inf, err := New(opts)
 	if err != nil {

@@ -9,18 +9,19 @@
 //	p, err := promprovider.Register(metrics.Registry, f) // or any prometheus.Registerer
 //	if err != nil { ... }
 //	pods, err := informer.Typed[*corev1.Pod, *corev1.PodList](f, "v1/pods", informer.Selection{}, client,
-//		informer.Options[*corev1.Pod]{Name: "pods",
-//			Reflector: reflector.Config[*corev1.Pod]{Metrics: p.Reflector("pods")}})
+//		informer.Options[*corev1.Pod]{Name: "pods"})
 //
 // Register adds a [Provider], a prometheus.Collector, that reads every
 // informer's [informer.Snapshot] (Status, cache size, queue depth, each
 // [informer.Registration.Stats]) when Prometheus scrapes, so the informers'
 // hot paths are unchanged whether or not metrics are on. The reflector's
 // counters (lists, watches, relists by cause, errors by reason, events by
-// type, time to first sync) are events rather than state: pass
-// [Provider.Reflector] as the informer's reflector.Config.Metrics to count
-// them (atomic increments, no allocation). Informers built without a
-// factory are added with [Provider.AddInformer].
+// type, time to first sync) are events rather than state: Register has
+// the factory send them to [Provider.Reflector] for every informer without
+// reflector metrics of its own ([informer.Factory.ObserveReflectors];
+// atomic increments, no allocation). An informer built without a factory
+// is added with [Provider.AddInformer] and counts its reflector with
+// p.Reflector(name) as its reflector.Config.Metrics.
 //
 // Every family is labelled with the informer's name and its group, version
 // and resource (parsed from the factory's resource name: use a GVR's

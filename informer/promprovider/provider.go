@@ -49,9 +49,11 @@ var _ prometheus.Collector = (*Provider)(nil)
 //
 //	p, err := promprovider.Register(metrics.Registry, factory)
 //
-// Pass p.Reflector(name) as an informer's Options.Reflector.Metrics for
-// the reflector's counters. Calling Register again on the same registry
-// adds f to the Provider already registered.
+// The reflector counters of f's informers come with it (through
+// [informer.Factory.ObserveReflectors]); for an informer built without a
+// factory, pass p.Reflector(name) as its Options.Reflector.Metrics.
+// Calling Register again on the same registry adds f to the Provider
+// already registered.
 func Register(reg prometheus.Registerer, f *informer.Factory) (*Provider, error) {
 	p, err := New(Options{Registerer: reg})
 	if err != nil {
@@ -90,13 +92,18 @@ func New(opts Options) (*Provider, error) {
 // names must be unique across everything a Provider exports.
 func (p *Provider) AddFactory(f *informer.Factory) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, g := range p.factories {
 		if g == f {
+			p.mu.Unlock()
 			return
 		}
 	}
 	p.factories = append(p.factories, f)
+	p.mu.Unlock()
+	// The factory's informers that have no reflector metrics of their own
+	// count into p.Reflector(name), those built later included. Outside
+	// p.mu: the factory calls back into p.Reflector under its own lock.
+	f.ObserveReflectors(func(name string) reflector.Metrics { return p.Reflector(name) })
 }
 
 // AddInformer exports an informer built without a Factory, labelled with

@@ -106,18 +106,19 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		reg := prometheus.NewRegistry()
 		f := informer.NewFactory(informer.FactoryOptions{})
 		defer f.Shutdown()
-		p, err := Register(reg, f)
+		// One informer built before Register, one after: one call wires
+		// both, the reflector counters included.
+		pods, err := informer.For(f, podGVR.String(), informer.Selection{}, source(srv, podGVR), informer.Options[*corev1.Pod]{Name: "pods"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Register(reg, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cms, err := informer.For(f, cmGVR.String(), informer.Selection{}, source(srv, cmGVR), informer.Options[*corev1.ConfigMap]{
-			Name: "configmaps", Reflector: reflector.Config[*corev1.ConfigMap]{Metrics: p.Reflector("configmaps")},
+			Name:     "configmaps",
 			Indexers: store.Indexers[*corev1.ConfigMap]{"byName": func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Name[:2]}, nil }}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pods, err := informer.For(f, podGVR.String(), informer.Selection{}, source(srv, podGVR), informer.Options[*corev1.Pod]{
-			Name: "pods", Reflector: reflector.Config[*corev1.Pod]{Metrics: p.Reflector("pods")}})
 		if err != nil {
 			t.Fatal(err)
 		}
