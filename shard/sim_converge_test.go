@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The convergence simulation: a ring of 1000 members on a virtual clock
@@ -94,9 +95,10 @@ func (s *ringSim) sees(o, p int, last int, t int64) bool {
 	if m.graceful && o != p && t >= m.end && m.end+s.delay(o, p, -2) <= t {
 		return false // o has seen the Lease deleted
 	}
-	renewTime := m.writes[k] + m.skew // stamped with the writer's clock
-	now := t + s.members[o].skew      // judged with the observer's
-	return renewTime+s.p.lease > now
+	// The Lease as o sees it, stamped with the writer's clock, judged by
+	// Peer.Live (the rule LiveMembers applies) with the observer's clock.
+	peer := Peer{Renewed: time.UnixMilli(m.writes[k] + m.skew), Duration: time.Duration(s.p.lease) * time.Millisecond}
+	return peer.Live(time.UnixMilli(t + s.members[o].skew))
 }
 
 // snapshot holds every sampled observer's view at one instant.
@@ -223,6 +225,22 @@ func TestSimulationConvergence(t *testing.T) {
 		return agreed, checks
 	}
 	agreed, checks := steady(30_000, 90_000)
+	// Agreeing on the live set is agreeing on the assignment: Assign over
+	// two observers' sets at one instant gives equal tables.
+	liveSet := func(o int, t int64) []string {
+		var out []string
+		for p := range s.members {
+			last := sort.Search(len(s.members[p].writes), func(i int) bool { return s.members[p].writes[i] > t }) - 1
+			if s.sees(o, p, last, t) {
+				out = append(out, fmt.Sprintf("member-%d", p))
+			}
+		}
+		return out
+	}
+	a0 := MustAssign(liveSet(0, 60_000), Options{})
+	if a1 := MustAssign(liveSet(p.members-1, 60_000), Options{}); !a0.Equal(a1) || len(a0.Members()) != p.members {
+		t.Errorf("two observers at 60s: %v and %v", a0, a1)
+	}
 	fmt.Fprintf(&report, "steady, renewal delays within the lease's margin: all agree at %d of %d checks\n", agreed, checks)
 	if agreed != checks {
 		t.Errorf("steady ring disagreed at %d of %d checks", checks-agreed, checks)
