@@ -417,3 +417,25 @@ func TestMemberMetrics(t *testing.T) {
 		}
 	})
 }
+
+// TestMemberTakesOverItsOldLease: a Lease of the member's name left by an
+// earlier incarnation (crashed, expired) is updated in place, with a fresh
+// acquireTime.
+func TestMemberTakesOverItsOldLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		old := lease("a", t0.Add(-time.Hour), 15)
+		old.Spec.AcquireTime = &metav1.MicroTime{Time: t0.Add(-2 * time.Hour)}
+		cs := fake.NewClientset(old)
+		clk := clocktesting.NewFakeClock(t0)
+		a := startMember(t, cs, clk, "a", nil)
+		synctest.Wait()
+		l := getLease(t, cs, "ring-a")
+		if !l.Spec.RenewTime.Time.Equal(t0) || !l.Spec.AcquireTime.Time.Equal(t0) || l.Annotations[SlicesAnnotation] != "64" {
+			t.Fatalf("taken-over Lease: %+v", l.Spec)
+		}
+		if !a.rec.last(t).Assignment.Has("a") {
+			t.Fatal("a is not in its ring")
+		}
+		a.stop(t)
+	})
+}
