@@ -2,6 +2,7 @@ package informer
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,8 @@ type HandlerSnapshot struct {
 	// Index is the handler's position in registration order among the
 	// handlers registered at the time of the snapshot.
 	Index int
+	// Name is HandlerOptions.Name, or Index in decimal when none was given.
+	Name string
 	// Synced is the Registration's HasSynced.
 	Synced bool
 	// Stats is the Registration's Stats.
@@ -83,7 +86,11 @@ func (inf *Informer[T]) Snapshot() Snapshot {
 	}
 	s.Handlers = make([]HandlerSnapshot, len(handlers))
 	for i, r := range handlers {
-		s.Handlers[i] = HandlerSnapshot{Index: i, Synced: r.HasSynced(), Stats: r.Stats()}
+		name := r.name
+		if name == "" {
+			name = strconv.Itoa(i)
+		}
+		s.Handlers[i] = HandlerSnapshot{Index: i, Name: name, Synced: r.HasSynced(), Stats: r.Stats()}
 	}
 	return s
 }

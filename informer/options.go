@@ -85,6 +85,10 @@ type HandlerOptions struct {
 	Delivery *DeliveryMode
 	// Logger receives handler panics. Default the informer's logger.
 	Logger *logr.Logger
+	// Name labels the handler in metrics and on the status page (see
+	// informer/promprovider). Default: its index in registration order,
+	// which shifts when an earlier handler is removed.
+	Name string
 }
 
 // StripManagedFields is a ready Transform that drops metadata.managedFields,

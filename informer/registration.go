@@ -24,6 +24,8 @@ type Registration[T any] struct {
 	// is in progress: when the listener goroutine has returned (after
 	// Remove, or when Run stops), or on Remove if none was ever started.
 	done chan struct{}
+	// name is HandlerOptions.Name; "" when none was given.
+	name string
 	// ownLogger is set when HandlerOptions.Logger was given; otherwise the
 	// listener logs with the informer's logger as of Run.
 	ownLogger bool
@@ -68,7 +70,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if opts.Logger != nil {
 		log = *opts.Logger
 	}
-	r := &Registration[T]{inf: inf, resync: resync, done: make(chan struct{}), syncing: inf.quirks.syncingHandlers,
+	r := &Registration[T]{inf: inf, name: opts.Name, resync: resync, done: make(chan struct{}), syncing: inf.quirks.syncingHandlers,
 		ownLogger: opts.Logger != nil, l: newListener(h, listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 	r.l.onPanic = inf.quirks.onPanic
 	if inf.stopped {

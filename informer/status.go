@@ -75,6 +75,7 @@ type InformerStatus struct {
 // HandlerStatus is one handler's lag and work, from Registration.Stats.
 type HandlerStatus struct {
 	Index                int     `json:"index"`
+	Name                 string  `json:"name"`
 	Synced               bool    `json:"synced"`
 	Pending              int     `json:"pending"`
 	OldestPendingSeconds float64 `json:"oldestPendingSeconds"`
@@ -141,7 +142,7 @@ func (h *statusHandler) report() StatusReport {
 		}
 		for _, hs := range s.Handlers {
 			st.Handlers = append(st.Handlers, HandlerStatus{
-				Index: hs.Index, Synced: hs.Synced, Pending: hs.Stats.Pending,
+				Index: hs.Index, Name: hs.Name, Synced: hs.Synced, Pending: hs.Stats.Pending,
 				OldestPendingSeconds: hs.Stats.OldestPending.Seconds(), BusySeconds: hs.Stats.Busy.Seconds(),
 				Processed: hs.Stats.Processed, Coalesced: hs.Stats.Coalesced, Panics: hs.Stats.Panics,
 				HandlerSeconds: hs.Stats.HandlerTime.Seconds(),
@@ -290,7 +291,7 @@ ul { margin: 0; padding-left: 1.2em; }
 <td class="rv">{{.ResourceVersion}}</td>
 <td class="objects">{{.Objects}}{{if .Queued}} ({{.Queued}} queued){{end}}{{if .Dropped}} ({{.Dropped}} dropped){{end}}</td>
 <td class="relists">{{if $.ShowRelists}}{{range relists .Relists}}{{.}}<br>{{else}}0{{end}}{{else}}n/a{{end}}</td>
-<td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}">#{{.Index}}: <span class="pending{{if .Pending}} lagging{{end}}">{{.Pending}} pending</span>, <span class="oldest">{{seconds .OldestPendingSeconds}}</span>{{if .BusySeconds}}, <span class="busy">busy {{seconds .BusySeconds}}</span>{{end}}{{if .Panics}}, <span class="panics">{{.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
+<td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}"><span class="name">{{.Name}}</span>: <span class="pending{{if .Pending}} lagging{{end}}">{{.Pending}} pending</span>, <span class="oldest">{{seconds .OldestPendingSeconds}}</span>{{if .BusySeconds}}, <span class="busy">busy {{seconds .BusySeconds}}</span>{{end}}{{if .Panics}}, <span class="panics">{{.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
 </tr>
 {{- else}}
 <tr><td colspan="9">no informers</td></tr>

@@ -116,7 +116,7 @@ func TestStatusHandlerHTML(t *testing.T) {
 			`<tr id="informer-configmaps" class="informer healthy phase-watching" data-name="configmaps">`,
 			`<tr id="informer-pods-team-a" class="informer unhealthy phase-backoff" data-name="pods &lt;team-a&gt;">`,
 			`<td class="reason">Forbidden</td>`,
-			`<li class="handler" id="informer-configmaps-handler-1">#1: <span class="pending lagging">1 pending</span>, <span class="oldest">3s</span>`,
+			`<li class="handler" id="informer-configmaps-handler-1"><span class="name">1</span>: <span class="pending lagging">1 pending</span>, <span class="oldest">3s</span>`,
 			`<td class="relists">n/a</td>`,
 		} {
 			if !strings.Contains(body, want) {

@@ -27,7 +27,8 @@
 // and resource (parsed from the factory's resource name: use a GVR's
 // String() or "group/version/resource" to fill all three), as client-go's
 // informer metrics are (KEP-4346); handler families add "handler", the
-// handler's index in registration order. The families:
+// handler's informer.HandlerOptions.Name, or its index in registration
+// order when it has none. The families:
 //
 //	informer_queued_items                      gauge    keys in the delta FIFO (client-go's name)
 //	informer_store_resource_version            gauge    15 low digits of the last synced RV (client-go's name)

@@ -284,7 +284,7 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 			gauge(lastErrorDesc, 1, with(l, s.Status.Reason.String())...)
 		}
 		for _, h := range s.Handlers {
-			hl := with(l, strconv.Itoa(h.Index))
+			hl := with(l, h.Name)
 			st := h.Stats
 			gauge(pendingDesc, float64(st.Pending), hl...)
 			gauge(oldestDesc, st.OldestPending.Seconds(), hl...)

@@ -128,7 +128,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		}
 		block := make(chan struct{})
 		defer close(block)
-		stuck, _ := cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, informer.HandlerOptions{})
+		stuck, _ := cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, informer.HandlerOptions{Name: "stuck"})
 		f.Start(klog.NewContext(t.Context(), logr.Discard()))
 		if err := cms.WaitForSync(t.Context()); err != nil {
 			t.Fatal(err)
@@ -187,8 +187,11 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		if _, ok := value(mfs, "informer_reflector_first_sync_seconds", podL...); ok {
 			t.Error("pods never synced but has a first sync time")
 		}
+		if got := []string{cmSnap.Handlers[0].Name, cmSnap.Handlers[1].Name}; got[0] != "0" || got[1] != "stuck" {
+			t.Errorf("handler names %q, want the unnamed one by index and the named one by name", got)
+		}
 		for i, r := range []*informer.Registration[*corev1.ConfigMap]{nil, stuck} {
-			hl := with(cmL, "handler", fmt.Sprint(i))
+			hl := with(cmL, "handler", cmSnap.Handlers[i].Name)
 			s := cmSnap.Handlers[i].Stats
 			if r != nil && s != r.Stats() {
 				t.Errorf("snapshot stats %+v != Stats() %+v", s, r.Stats())
@@ -202,7 +205,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 			check("informer_handler_busy_seconds", s.Busy.Seconds(), hl...)
 		}
 		check("informer_handler_processed_total", 3, with(cmL, "handler", "0")...)
-		check("informer_handler_oldest_pending_seconds", 7, with(cmL, "handler", "1")...)
+		check("informer_handler_oldest_pending_seconds", 7, with(cmL, "handler", "stuck")...)
 
 		// A live change shows up in the next scrape.
 		if _, err := srv.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "late"}}); err != nil {
@@ -212,7 +215,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		mfs = scrape(t, reg)
 		check("informer_cache_objects", 4, cmL...)
 		check("informer_reflector_watch_events_total", 4, with(cmL, "type", "ADDED")...)
-		check("informer_handler_pending", 3, with(cmL, "handler", "1")...)
+		check("informer_handler_pending", 3, with(cmL, "handler", "stuck")...)
 	})
 }
 

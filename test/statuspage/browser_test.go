@@ -100,7 +100,7 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	if _, err := cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-release }},
-		informer.HandlerOptions{}); err != nil {
+		informer.HandlerOptions{Name: "stuck"}); err != nil {
 		t.Fatal(err)
 	}
 	// The forbidden informer retries quickly; its second failure tells the
@@ -146,7 +146,7 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 		"forbidden error":   regexp.MustCompile(`(?s)id="informer-pods-in-team-a".*?<td class="error">[^<]*forbidden[^<]*</td>`),
 		"objects":           regexp.MustCompile(`(?s)id="informer-configmaps".*?<td class="objects">5</td>`),
 		"first list":        regexp.MustCompile(`(?s)id="informer-configmaps".*?<td class="relists">None 1<br></td>`),
-		"stuck handler lag": regexp.MustCompile(`<li class="handler" id="informer-configmaps-handler-0">#0: <span class="pending lagging">4 pending</span>`),
+		"stuck handler lag": regexp.MustCompile(`<li class="handler" id="informer-configmaps-handler-0"><span class="name">stuck</span>: <span class="pending lagging">4 pending</span>`),
 	}
 	for what, re := range rows {
 		if !re.MatchString(dom) {
