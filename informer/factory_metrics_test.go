@@ -1,0 +1,49 @@
+package informer
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/reflector"
+)
+
+// countingMetrics counts events; the rest is discarded.
+type countingMetrics struct {
+	reflector.NoopMetrics
+	events int
+}
+
+func (c *countingMetrics) Event(watch.EventType) { c.events++ }
+
+// A factory informer's reflector metrics forward to the observer attached
+// at any time, and discard without one; either way a count allocates
+// nothing, so metrics off cost the event path no allocation.
+func TestMetricsSwitch(t *testing.T) {
+	f := NewFactory(FactoryOptions{})
+	sw := func() reflector.Metrics {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.reflectorMetricsLocked("early")
+	}()
+	if n := testing.AllocsPerRun(100, func() { sw.Event(watch.Modified) }); n != 0 {
+		t.Fatalf("a count with no observer allocates %v times", n)
+	}
+	got := map[string]*countingMetrics{}
+	f.ObserveReflectors(func(name string) reflector.Metrics {
+		got[name] = &countingMetrics{}
+		return got[name]
+	})
+	sw.Event(watch.Modified)
+	if n := testing.AllocsPerRun(100, func() { sw.Event(watch.Modified) }); n != 0 {
+		t.Fatalf("a count with an observer allocates %v times", n)
+	}
+	if got["early"] == nil || got["early"].events != 102 {
+		t.Fatalf("the observer attached after the informer was built got %+v", got["early"])
+	}
+	f.ObserveReflectors(nil)
+	sw.Event(watch.Modified)
+	if got["early"].events != 102 {
+		t.Fatal("a detached observer still counts")
+	}
+}
