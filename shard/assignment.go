@@ -157,6 +157,22 @@ func (a *Assignment) Equal(b *Assignment) bool {
 	return a.n == b.n && slices.Equal(a.members, b.members)
 }
 
+// Fingerprint names a's table in a few characters: the slice count and a
+// 64-bit FNV-1a hash of the members. Equal assignments have equal
+// fingerprints; a member announces its own on its Lease, so that the ring
+// can tell when all members agree (Status.Agreed).
+func (a *Assignment) Fingerprint() string {
+	h := uint64(fnvOffset64)
+	for _, m := range a.members {
+		for i := 0; i < len(m); i++ {
+			h ^= uint64(m[i])
+			h *= fnvPrime64
+		}
+		h *= fnvPrime64 // a separator: ["ab"] and ["a", "b"] differ
+	}
+	return fmt.Sprintf("%d-%016x", a.n, h)
+}
+
 // String summarises a: slices, members and each member's load.
 func (a *Assignment) String() string {
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -257,5 +258,25 @@ func TestBalance(t *testing.T) {
 		if mean := DefaultSlices / 10; l < mean-moveSlack(DefaultSlices, 10) || l > mean+moveSlack(DefaultSlices, 10) {
 			t.Errorf("%s owns %d slices, mean %d", m, l, mean)
 		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	ab := MustAssign([]string{"a", "b"}, Options{Slices: 8})
+	for _, tc := range []struct {
+		other *Assignment
+		same  bool
+	}{
+		{MustAssign([]string{"b", "a"}, Options{Slices: 8}), true},
+		{MustAssign([]string{"a", "b"}, Options{Slices: 16}), false},
+		{MustAssign([]string{"ab"}, Options{Slices: 8}), false},
+		{MustAssign([]string{"a", "b", "c"}, Options{Slices: 8}), false},
+	} {
+		if got := ab.Fingerprint() == tc.other.Fingerprint(); got != tc.same {
+			t.Errorf("%v vs %v: same fingerprint %v", ab, tc.other, got)
+		}
+	}
+	if fp := ab.Fingerprint(); !strings.HasPrefix(fp, "8-") || len(fp) != 18 {
+		t.Errorf("Fingerprint = %q", fp)
 	}
 }

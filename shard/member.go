@@ -62,6 +62,13 @@ type Status struct {
 	// Conflicts are live members whose Lease announces a different slice
 	// count: the ring is misconfigured and its replicas disagree on owners.
 	Conflicts []string
+	// Fingerprint is the last assignment's Assignment.Fingerprint; empty
+	// before the first.
+	Fingerprint string
+	// Agreed reports whether every other live member announces the same
+	// fingerprint on its Lease: the ring has converged. Members announce
+	// at their renewals, so it lags a change by up to RenewInterval.
+	Agreed bool
 }
 
 // NewMember checks opts and returns a Member; Run joins the ring. ctx

@@ -15,6 +15,9 @@ const (
 	// SlicesAnnotation holds the member's slice count, so that replicas
 	// configured differently are noticed (Status.Conflicts).
 	SlicesAnnotation = "listwatch.io/slices"
+	// AssignmentAnnotation holds the Fingerprint of the assignment the
+	// member last published, written at its renewals.
+	AssignmentAnnotation = "listwatch.io/assignment"
 )
 
 // Peer is one ring member as its Lease shows it. The pure half of
@@ -29,6 +32,9 @@ type Peer struct {
 	// Slices is the member's slice count from SlicesAnnotation, 0 when
 	// absent or malformed.
 	Slices int
+	// Assignment is the Fingerprint the member announces
+	// (AssignmentAnnotation); empty when absent.
+	Assignment string
 }
 
 // Expiry is the instant from which the member no longer counts:
@@ -58,6 +64,7 @@ func PeerFromLease(l *coordinationv1.Lease) (p Peer, ok bool) {
 	if n, err := strconv.Atoi(l.Annotations[SlicesAnnotation]); err == nil && n > 0 {
 		p.Slices = n
 	}
+	p.Assignment = l.Annotations[AssignmentAnnotation]
 	return p, true
 }
 

@@ -106,7 +106,8 @@ func (r *runner) evaluate() time.Time {
 	if changed {
 		r.publish(c)
 	}
-	r.m.setStatus(func(s *Status) { s.Conflicts = conflicts })
+	agreed, fp := r.view.agreed(peers, now), r.view.cur.Fingerprint()
+	r.m.setStatus(func(s *Status) { s.Conflicts, s.Agreed, s.Fingerprint = conflicts, agreed, fp })
 	return next
 }
 
@@ -149,6 +150,7 @@ func (r *runner) renew(ctx context.Context) {
 	)
 	if r.lease != nil {
 		l := r.lease.DeepCopy()
+		r.label(l)
 		l.Spec = r.spec(now, l.Spec.AcquireTime)
 		written, err = r.leases.Update(ctx, l, metav1.UpdateOptions{})
 	} else {
@@ -181,7 +183,8 @@ func (r *runner) renew(ctx context.Context) {
 	r.m.setStatus(func(s *Status) { s.Renewed, s.RenewError = now, nil })
 }
 
-// label puts the ring's label and our slice count on l.
+// label puts the ring's label, our slice count and the fingerprint of our
+// last assignment on l.
 func (r *runner) label(l *coordinationv1.Lease) {
 	if l.Labels == nil {
 		l.Labels = map[string]string{}
@@ -191,6 +194,9 @@ func (r *runner) label(l *coordinationv1.Lease) {
 		l.Annotations = map[string]string{}
 	}
 	l.Annotations[SlicesAnnotation] = strconv.Itoa(r.m.opts.Slices)
+	if r.view.cur != nil {
+		l.Annotations[AssignmentAnnotation] = r.view.cur.Fingerprint()
+	}
 }
 
 // leave publishes a last Change without us, then deletes our Lease (only

@@ -113,3 +113,18 @@ func setDiff(a, b []string) (joined, left []string) {
 	}
 	return joined, left
 }
+
+// agreed reports whether every live peer but the member itself announces
+// the fingerprint of the member's current assignment.
+func (v *view) agreed(peers []Peer, now time.Time) bool {
+	if v.cur == nil {
+		return false
+	}
+	fp := v.cur.Fingerprint()
+	for _, p := range peers {
+		if p.Identity != v.self && p.Live(now) && p.Assignment != fp {
+			return false
+		}
+	}
+	return true
+}
