@@ -17,8 +17,9 @@ import (
 //
 // An Interner is bounded: it holds at most its capacity of strings, in a
 // fixed table allocated up front, and never grows. A string that is not
-// in the table replaces the less recently added of the two it may go to,
-// so strings that keep repeating stay and the rest come and go; strings
+// in the table takes the first of the eight slots it may go to, dropping
+// the least recently added of them, so strings that keep repeating stay
+// and the rest come and go; strings
 // longer than [MaxInternedLen] are never interned. Interning only ever
 // replaces a string by an equal one: objects are the same with or without
 // an Interner.
@@ -28,8 +29,8 @@ import (
 // ReplicaSets and their nodes repeat across resources.
 type Interner struct {
 	seed  maphash.Seed
-	slots []atomic.Pointer[string] // in pairs (2i, 2i+1), the newer first
-	mask  uint64                   // of a pair's index: pairs - 1
+	slots []atomic.Pointer[string] // in sets of internWays, the newest first
+	mask  uint64                   // of a set's index: sets - 1
 
 	hits, misses, evictions atomic.Uint64
 
@@ -37,7 +38,7 @@ type Interner struct {
 }
 
 // listShard is one lock's worth of the ResourceList table, whose slots
-// come in pairs too.
+// come in sets of internWays too.
 type listShard struct {
 	mu        sync.Mutex
 	lists     []corev1.ResourceList
@@ -62,10 +63,10 @@ const DefaultInternerCapacity = 8192
 // NewInterner returns an Interner that holds at most capacity strings
 // (rounded up to a power of two, at least 32), or
 // DefaultInternerCapacity for 0 or less, and an eighth as many
-// ResourceLists (Options.ShareResourceLists; at least 32). Its table takes 8 bytes per
-// string of capacity, plus 16 per string held and the strings. The default
-// suits most clusters: room for every namespace, label, image and node
-// name in use.
+// ResourceLists (Options.ShareResourceLists; at least 128). Its table
+// takes 8 bytes per string of capacity, plus 16 per string held and the
+// strings. The default suits most clusters: room for every namespace,
+// label, image and node name in use.
 func NewInterner(capacity int) *Interner {
 	if capacity <= 0 {
 		capacity = DefaultInternerCapacity
@@ -74,10 +75,10 @@ func NewInterner(capacity int) *Interner {
 	for n < capacity {
 		n *= 2
 	}
-	in := &Interner{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[string], n), mask: uint64(n/2 - 1),
+	in := &Interner{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[string], n), mask: uint64(n/internWays - 1),
 		lists: make([]listShard, listShards)}
 	for i := range in.lists {
-		in.lists[i].lists = make([]corev1.ResourceList, max(2, n/8/listShards))
+		in.lists[i].lists = make([]corev1.ResourceList, max(internWays, n/8/listShards))
 	}
 	return in
 }
@@ -104,8 +105,8 @@ func (in *Interner) lookupBytes(b []byte) (_ string, hit, counted bool) {
 	if len(b) > MaxInternedLen {
 		return string(b), false, false
 	}
-	i := in.pair(maphash.Bytes(in.seed, b))
-	for j := i; j < i+2; j++ {
+	i := in.set(maphash.Bytes(in.seed, b))
+	for j := i; j < i+internWays; j++ {
 		if t := in.slots[j].Load(); t != nil && *t == string(b) {
 			return *t, true, true
 		}
@@ -134,8 +135,8 @@ func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
 	if len(s) == 0 || len(s) > MaxInternedLen {
 		return s, false, false
 	}
-	i := in.pair(maphash.String(in.seed, s))
-	for j := i; j < i+2; j++ {
+	i := in.set(maphash.String(in.seed, s))
+	for j := i; j < i+internWays; j++ {
 		if t := in.slots[j].Load(); t != nil && *t == s {
 			return *t, true, true
 		}
@@ -144,18 +145,26 @@ func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
 	return s, false, true
 }
 
-// pair returns the index of the first slot of the pair of hash h.
-func (in *Interner) pair(h uint64) uint64 { return 2 * (h & in.mask) }
+// internWays is the number of slots a string may go to: with two, three
+// hot strings of a few hundred often share a set (the birthday paradox)
+// and evict each other for ever; with eight, nine in one set are
+// vanishingly rare.
+const internWays = 8
 
-// add puts s in the first slot of pair i, moving the string there to the
-// second slot and dropping the one there. Concurrent adds to one pair may
-// drop a string or keep one twice: either way every slot holds at most one
-// string, equal to what was looked up.
+// set returns the index of the first slot of the set of hash h.
+func (in *Interner) set(h uint64) uint64 { return internWays * (h & in.mask) }
+
+// add puts s in the first slot of set i, moving the others down one and
+// dropping the last (the least recently added). Concurrent adds to one set
+// may drop a string or keep one twice: either way every slot holds at most
+// one string, equal to what was looked up.
 func (in *Interner) add(i uint64, s string) {
-	if in.slots[i+1].Load() != nil {
+	if in.slots[i+internWays-1].Load() != nil {
 		in.evictions.Add(1)
 	}
-	in.slots[i+1].Store(in.slots[i].Load())
+	for j := i + internWays - 1; j > i; j-- {
+		in.slots[j].Store(in.slots[j-1].Load())
+	}
 	in.slots[i].Store(&s)
 }
 
@@ -169,20 +178,21 @@ func (in *Interner) shareList(l corev1.ResourceList) corev1.ResourceList {
 		h += maphash.Comparable(in.seed, resourceEntry{k, v})
 	}
 	sh := &in.lists[h%listShards]
-	i := (h / listShards % uint64(len(sh.lists))) &^ 1
+	i := h / listShards % uint64(len(sh.lists)/internWays) * internWays
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for _, t := range sh.lists[i : i+2] {
+	for _, t := range sh.lists[i : i+internWays] {
 		if equalLists(t, l) {
 			sh.hits++
 			return t
 		}
 	}
 	sh.misses++
-	if sh.lists[i+1] != nil {
+	if sh.lists[i+internWays-1] != nil {
 		sh.evictions++
 	}
-	sh.lists[i+1], sh.lists[i] = sh.lists[i], l
+	copy(sh.lists[i+1:i+internWays], sh.lists[i:i+internWays-1])
+	sh.lists[i] = l
 	return l
 }
 
@@ -215,7 +225,7 @@ type InternerStats struct {
 	Len, Capacity int
 	// ListHits, ListMisses and ListEvictions are the same counts for
 	// ResourceLists (Options.ShareResourceLists); ListCapacity is the
-	// most the table holds (an eighth of Capacity, at least 32).
+	// most the table holds (an eighth of Capacity, at least 128).
 	ListHits, ListMisses, ListEvictions uint64
 	ListCapacity                        int
 }

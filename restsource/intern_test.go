@@ -87,6 +87,10 @@ func TestInternerBounded(t *testing.T) {
 func TestInternedDecodingEqual(t *testing.T) {
 	in := NewInterner(0)
 	pods := corpusPods(60, 4)
+	// A string or list evicted from the table (two later ones landed in
+	// its pair) is not shared with the objects decoded before: rare, and
+	// counted rather than failed.
+	compared, unshared := 0, 0
 	for _, opts := range []Options{{Interner: in}, {Interner: in, StripManagedFields: true}, {Interner: in, StripManagedFields: true, ShareResourceLists: true}} {
 		strip := opts.StripManagedFields
 		ref, got := decoders(t, opts)
@@ -118,23 +122,30 @@ func TestInternedDecodingEqual(t *testing.T) {
 						first[c.name] = pod
 						continue
 					}
-					if pod.Namespace == f.Namespace && unsafe.StringData(pod.Namespace) != unsafe.StringData(f.Namespace) {
-						t.Fatalf("%s: the namespace is not shared", what)
-					}
-					if unsafe.StringData(pod.Spec.Containers[0].Name) != unsafe.StringData(f.Spec.Containers[0].Name) {
-						t.Fatalf("%s: the container name is not shared", what)
+					compared++
+					if pod.Namespace == f.Namespace && unsafe.StringData(pod.Namespace) != unsafe.StringData(f.Namespace) ||
+						unsafe.StringData(pod.Spec.Containers[0].Name) != unsafe.StringData(f.Spec.Containers[0].Name) {
+						unshared++
+						t.Logf("%s: a string is not shared", what)
 					}
 					shared := reflect.ValueOf(pod.Spec.Containers[0].Resources.Requests).UnsafePointer() ==
 						reflect.ValueOf(f.Spec.Containers[0].Resources.Requests).UnsafePointer()
-					if shared != opts.ShareResourceLists {
-						t.Fatalf("%s: resource lists shared: %v", what, shared)
+					if shared && !opts.ShareResourceLists {
+						t.Fatalf("%s: resource lists shared without ShareResourceLists", what)
+					}
+					if !shared && opts.ShareResourceLists {
+						unshared++
+						t.Logf("%s: the resource list is not shared", what)
 					}
 				}
 			}
 		}
 	}
 	st := in.Stats()
-	t.Logf("%+v, hit rate %.2f", st, st.HitRate())
+	t.Logf("%+v, hit rate %.2f; %d of %d objects not sharing", st, st.HitRate(), unshared, compared)
+	if unshared > 0 && st.Evictions+st.ListEvictions == 0 || unshared > compared/20 {
+		t.Fatalf("%d of %d objects do not share their strings or lists, with %d evictions", unshared, compared, st.Evictions+st.ListEvictions)
+	}
 	if st.Len > st.Capacity || st.HitRate() < 0.5 || st.ListHits == 0 {
 		t.Fatalf("stats %+v, hit rate %.2f: want within capacity and at least 0.5", st, st.HitRate())
 	}
