@@ -2,6 +2,7 @@ package informer
 
 import (
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -21,6 +22,16 @@ func (f *Factory) ObserveReflectors(observe func(name string) reflector.Metrics)
 	for _, sw := range f.switches {
 		sw.attach(observe, sw.name)
 	}
+}
+
+// ProcessingObserver is an optional capability of the reflector.Metrics
+// an informer is given (Options.Reflector.Metrics, or a factory
+// observer's): it is told how long each batch popped from the queue took
+// to apply to the cache and hand to the handlers (client-go's
+// informer_processing_latency_seconds). It must be cheap and must not
+// block; it is called from the informer's processing goroutine.
+type ProcessingObserver interface {
+	ObserveProcessing(d time.Duration)
 }
 
 // reflectorMetricsLocked returns the metrics to give the reflector of the
@@ -63,6 +74,13 @@ func (s *metricsSwitch) target() reflector.Metrics {
 		return t.m
 	}
 	return reflector.NoopMetrics{}
+}
+
+// ObserveProcessing forwards to the target if it is a ProcessingObserver.
+func (s *metricsSwitch) ObserveProcessing(d time.Duration) {
+	if po, ok := s.target().(ProcessingObserver); ok {
+		po.ObserveProcessing(d)
+	}
 }
 
 func (s *metricsSwitch) List()                         { s.target().List() }

@@ -48,6 +48,9 @@ type Informer[T store.Object] struct {
 	wg      sync.WaitGroup
 	started bool
 	stopped bool
+	// processing, when set, is told how long each batch took to process:
+	// Options.Reflector.Metrics, if it is a ProcessingObserver.
+	processing ProcessingObserver
 	// quirks are the client-go behaviours the drop-in asked for
 	// (Options.compat); the zero value for every other informer.
 	quirks compatQuirks
@@ -87,6 +90,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
 		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, InOrder: opts.InOrder,
 	})
+	inf.processing, _ = opts.Reflector.Metrics.(ProcessingObserver)
 	inf.admit = &admission[T]{transform: opts.Transform, log: logr.Discard(), metrics: opts.Reflector.Metrics}
 	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone}
 	cfg := opts.Reflector

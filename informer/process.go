@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"time"
+
 	"github.com/listwatch/listwatch/deltafifo"
 	"github.com/listwatch/listwatch/store"
 )
@@ -16,6 +18,9 @@ import (
 // before the batch or after it. Keys in a batch are distinct, and initial
 // holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
+	if inf.processing != nil {
+		defer inf.observeProcessing(inf.clock.Now())
+	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	var firstErr error
@@ -45,6 +50,12 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 	clear(notes)
 	inf.notes = notes[:0]
 	return firstErr
+}
+
+// observeProcessing reports the time since start, when the batch has been
+// applied and distributed and mu released.
+func (inf *Informer[T]) observeProcessing(start time.Time) {
+	inf.processing.ObserveProcessing(inf.clock.Since(start))
 }
 
 // apply writes one delta to the store and returns the notification it makes.

@@ -182,7 +182,8 @@ func desc(name, help string, labels []string, extra ...string) *prometheus.Desc 
 	return prometheus.NewDesc(name, help, append(append([]string(nil), labels...), extra...), nil)
 }
 
-// The descriptors, by family. informer_queued_items and
+// The descriptors, by family. informer_queued_items,
+// informer_processing_latency_seconds (with its buckets) and
 // informer_store_resource_version are client-go's (KEP-4346), with its
 // labels.
 var (
@@ -215,6 +216,8 @@ var (
 		"Errors met by the reflector, by reason.", informerLabels, "reason")
 	eventsDesc = desc("informer_reflector_watch_events_total",
 		"Watch events received, by type.", informerLabels, "type")
+	processingDesc = desc("informer_processing_latency_seconds",
+		"Time taken to process events after popping from the queue.", informerLabels)
 	firstSyncDesc = desc("informer_reflector_first_sync_seconds",
 		"Time from the start of the first list to its hand-over to the store; absent until then.", informerLabels)
 
@@ -238,7 +241,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	queuedItemsDesc, storeRVDesc, objectsDesc, indexValuesDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
-	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc,
+	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc, processingDesc,
 	pendingDesc, oldestDesc, busyDesc, processedDesc, coalescedDesc, panicsDesc, handlerTimeDesc, handlerSyncedDesc,
 }
 
@@ -316,6 +319,9 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 		}
 		if d := m.firstSync.Load(); d >= 0 {
 			gauge(firstSyncDesc, time.Duration(d).Seconds(), l...)
+		}
+		if n, sum, buckets := m.processing.snapshot(); n > 0 {
+			ch <- prometheus.MustNewConstHistogram(processingDesc, n, sum, buckets, l...)
 		}
 	}
 }

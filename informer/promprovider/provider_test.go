@@ -86,6 +86,8 @@ next:
 			return m.Gauge.GetValue(), true
 		case m.Counter != nil:
 			return m.Counter.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
 		}
 	}
 	return 0, false
@@ -184,6 +186,11 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		check("informer_reflector_watches_total", 1, cmL...)
 		check("informer_reflector_watch_events_total", 3, with(cmL, "type", "ADDED")...)
 		check("informer_reflector_first_sync_seconds", 0, cmL...)
+		// Every batch the informer processed was timed (client-go's
+		// histogram, here with the fake clock of the bubble).
+		if n, ok := value(mfs, "informer_processing_latency_seconds", cmL...); !ok || n < 1 {
+			t.Errorf("informer_processing_latency_seconds for configmaps: %v observations (present %v), want at least 1", n, ok)
+		}
 		if _, ok := value(mfs, "informer_reflector_first_sync_seconds", podL...); ok {
 			t.Error("pods never synced but has a first sync time")
 		}

@@ -35,6 +35,10 @@ type ReflectorMetrics struct {
 	// (-1: not yet).
 	started   atomic.Int64
 	firstSync atomic.Int64
+
+	// processing is the informer's processing latency
+	// (informer.ProcessingObserver).
+	processing latency
 }
 
 var _ reflector.Metrics = (*ReflectorMetrics)(nil)
@@ -77,6 +81,11 @@ func (m *ReflectorMetrics) Event(t watch.EventType) {
 	}
 	m.events[i].Add(1)
 }
+
+// ObserveProcessing implements informer.ProcessingObserver: the time a
+// batch popped from the informer's queue took to apply and hand to the
+// handlers (informer_processing_latency_seconds).
+func (m *ReflectorMetrics) ObserveProcessing(d time.Duration) { m.processing.observe(d) }
 
 // Error implements reflector.Metrics.
 func (m *ReflectorMetrics) Error(class reflector.Reason) { m.errors[clampReason(class)].Add(1) }
