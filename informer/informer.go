@@ -192,6 +192,16 @@ func (inf *Informer[T]) checkInitialDone() {
 	}
 }
 
+// Relist asks the reflector for a new list now, without waiting: for when
+// what the cache should hold changed on the caller's side, e.g. a sharded
+// source's assignment or a selector the source applies. The new list goes
+// through the cache like any relist: handlers hear the objects it adds or
+// changes, and deletions (FinalStateUnknown) for the ones it no longer
+// has. It is not a failure: no backoff (unless one is already running, in
+// which case the cycle after it is the relist), counted as relist cause
+// reflector.ReasonRequested.
+func (inf *Informer[T]) Relist() { inf.refl.Relist() }
+
 // HasSynced reports whether the first complete list has been applied to the
 // cache and handed to every handler registered so far.
 func (inf *Informer[T]) HasSynced() bool {

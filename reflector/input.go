@@ -45,6 +45,14 @@ type Tick struct{}
 // enters PhaseStopped.
 type Stop struct{}
 
+// Relist asks for a new list cycle now, because what the store should
+// hold changed on the owner's side (a sharded source's assignment, a new
+// selector). It is not a failure: no backoff, the failure count is left
+// alone, and the cycle is counted with cause ReasonRequested. During a
+// backoff it makes the cycle that follows a relist, at the time the
+// backoff allows; once stopped it is ignored.
+type Relist struct{}
+
 func (ListPage) isInput()      {}
 func (ListFailed) isInput()    {}
 func (WatchOpened) isInput()   {}
@@ -54,3 +62,4 @@ func (WatchClosed) isInput()   {}
 func (ReplaceFailed) isInput() {}
 func (Tick) isInput()          {}
 func (Stop) isInput()          {}
+func (Relist) isInput()        {}

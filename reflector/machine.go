@@ -189,6 +189,8 @@ func (m *Machine[T]) Step(now time.Time, in Input) []Effect {
 		m.onWatchClosed()
 	case ReplaceFailed:
 		m.onReplaceFailed(in.Err)
+	case Relist:
+		m.onRelist()
 	}
 	return m.out
 }
@@ -298,6 +300,26 @@ func (m *Machine[T]) tick() {
 			m.onIdle()
 		}
 	}
+}
+
+// onRelist starts a new list cycle at once, dropping the watch, stream or
+// list in progress (a paged list in progress is abandoned by the new
+// list's first page); see Relist.
+func (m *Machine[T]) onRelist() {
+	switch m.phase {
+	case PhaseStopped:
+		return
+	case PhaseBackoff:
+		m.after, m.cause = resumeCycle, ReasonRequested
+		return
+	case PhaseWatching, PhaseStreaming:
+		m.emit(StopWatch{})
+		m.watch.open = false
+	}
+	m.stream = nil
+	m.list = listState[T]{}
+	m.cfg.Metrics.Relist(ReasonRequested)
+	m.startCycle()
 }
 
 func (m *Machine[T]) resume() {

@@ -107,6 +107,8 @@ func (s *scenario) input(t *testing.T, td *datadriven.TestData) Input {
 		return ReplaceFailed{Err: fmt.Errorf("store is full")}
 	case "stop":
 		return Stop{}
+	case "relist":
+		return Relist{}
 	case "tick":
 		s.advance(t, td)
 		return Tick{}

@@ -61,6 +61,9 @@ const (
 	// ReasonInvalidResourceVersion: a list, event or bookmark carried an
 	// empty or non-numeric resource version. It is never used to resume.
 	ReasonInvalidResourceVersion
+	// ReasonRequested: a relist cause only: the owner asked for a new list
+	// (Relist), e.g. because a sharded source's assignment changed.
+	ReasonRequested
 	// ReasonOther: any other error, e.g. 400 Bad Request.
 	ReasonOther
 )
@@ -68,7 +71,7 @@ const (
 var reasonNames = [...]string{
 	"None", "Expired", "TooManyRequests", "ServerError", "Connection", "Unauthorized", "Forbidden",
 	"NotFound", "Decode", "UnexpectedType", "WatchIdle", "ShortWatch", "NoResume", "Store",
-	"StreamIncomplete", "InvalidResourceVersion", "Other",
+	"StreamIncomplete", "InvalidResourceVersion", "Requested", "Other",
 }
 
 func (r Reason) String() string {

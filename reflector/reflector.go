@@ -49,6 +49,9 @@ type Reflector[T store.Object] struct {
 	m *Machine[T]
 	// ran is set by the first Run; a Reflector runs at most once.
 	ran atomic.Bool
+	// relist (capacity 1) carries Relist requests to Run's loop; requests
+	// made while one is pending are one request.
+	relist chan struct{}
 
 	mu sync.Mutex
 	// status is the machine's status after its last step; guarded by mu.
@@ -86,7 +89,19 @@ func New[T store.Object](opts Options[T]) (*Reflector[T], error) {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Reflector[T]{name: opts.Name, src: opts.Source, store: opts.Store, clock: opts.Clock, m: m, onError: opts.OnError,
-		status: m.Status()}, nil
+		status: m.Status(), relist: make(chan struct{}, 1)}, nil
+}
+
+// Relist asks the running reflector for a new list cycle now (the machine's
+// Relist input): for when what the store should hold changed on the
+// caller's side, e.g. a sharded source's assignment. It does not wait, and
+// is not a failure: no backoff, no error. Requests made before Run starts
+// or while one is pending are served once.
+func (r *Reflector[T]) Relist() {
+	select {
+	case r.relist <- struct{}{}:
+	default:
+	}
 }
 
 // Status returns the status after the machine's last step.

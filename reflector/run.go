@@ -110,6 +110,8 @@ func (s *shell[T]) next() bool {
 	case <-fire:
 		s.armedAt = time.Time{}
 		in = Tick{}
+	case <-s.r.relist:
+		in = Relist{}
 	}
 	s.execute(s.r.m.Step(s.r.clock.Now(), in))
 	return true
