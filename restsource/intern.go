@@ -169,10 +169,12 @@ func (in *Interner) add(i uint64, s string) {
 }
 
 // shareList returns the list in the table equal to l, if there is one,
-// else l, which it adds. Equal means the same names and == quantities (the
-// same value in the same form; quantities held as inf.Dec pointers are
-// equal only to themselves). The caller must not modify l afterwards.
-func (in *Interner) shareList(l corev1.ResourceList) corev1.ResourceList {
+// else l, which it adds after calling prepare with it (prepare may modify
+// l: nothing else sees it yet). Equal means the same names and ==
+// quantities (the same value in the same form; quantities held as inf.Dec
+// pointers are equal only to themselves). The caller must not modify l
+// afterwards.
+func (in *Interner) shareList(l corev1.ResourceList, prepare func(corev1.ResourceList)) corev1.ResourceList {
 	var h uint64
 	for k, v := range l { // order-independent: a sum of per-entry hashes
 		h += maphash.Comparable(in.seed, resourceEntry{k, v})
@@ -188,6 +190,7 @@ func (in *Interner) shareList(l corev1.ResourceList) corev1.ResourceList {
 		}
 	}
 	sh.misses++
+	prepare(l)
 	if sh.lists[i+internWays-1] != nil {
 		sh.evictions++
 	}

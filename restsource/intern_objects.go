@@ -269,19 +269,24 @@ func (in *interning) container(c *corev1.Container) {
 	c.ImagePullPolicy = corev1.PullPolicy(in.String(string(c.ImagePullPolicy)))
 }
 
-// resourceList interns the resource names (the map's keys) and, with
-// shareLists, returns the Interner's equal list if it has one.
+// resourceList interns the resource names (the map's keys) or, with
+// shareLists, returns the Interner's equal list if it has one (whose
+// names were interned when it was added).
 func (in *interning) resourceList(l corev1.ResourceList) corev1.ResourceList {
 	if len(l) == 0 {
 		return l
 	}
+	if in.shareLists { // a shared list's names are interned already
+		return in.shareList(l, in.resourceNames)
+	}
+	in.resourceNames(l)
+	return l
+}
+
+func (in *interning) resourceNames(l corev1.ResourceList) {
 	for k, v := range l {
 		l[corev1.ResourceName(in.String(string(k)))] = v
 	}
-	if in.shareLists {
-		return in.shareList(l)
-	}
-	return l
 }
 
 func (in *interning) probe(p *corev1.Probe) {
