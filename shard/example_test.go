@@ -117,6 +117,7 @@ func ExampleSource() {
 	if err != nil {
 		panic(err)
 	}
+	src.RelistWith(inf.Relist) // a reassignment relists at once, with no backoff
 	inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
 		AddFunc: func(p *corev1.Pod, _ bool) { /* enqueue */ },
 		DeleteFunc: func(p *corev1.Pod, _ bool) {

@@ -135,6 +135,7 @@ func TestRealRing(t *testing.T) {
 		if r.inf, err = informer.New(informer.Options[*corev1.ConfigMap]{Source: r.src}); err != nil {
 			t.Fatal(err)
 		}
+		r.src.RelistWith(r.inf.Relist)
 		if _, err := r.inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 			AddFunc:    func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, true, false) },
 			DeleteFunc: func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, false, !r.src.Owns(cm)) },

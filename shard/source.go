@@ -72,6 +72,10 @@ type Source struct {
 	listed *part
 	// open are the watches not yet ended; Update expires them.
 	open map[*filteredWatch]struct{}
+
+	// relist, once set (RelistWith), is called by Update instead of
+	// ending the open watches with 410 Gone.
+	relist atomic.Pointer[func()]
 }
 
 // SourceStats are a Source's counters since it was made.
@@ -124,8 +128,9 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 		ready: make(chan struct{}), open: map[*filteredWatch]struct{}{}}, nil
 }
 
-// Update switches the source to c.Member's part of c.Assignment and ends
-// every open watch with 410 Gone, so that the reflector relists. A Change
+// Update switches the source to c.Member's part of c.Assignment and makes
+// the reflector relist: through the informer's Relist after RelistWith,
+// else by ending every open watch with 410 Gone. A Change
 // that leaves the member's part as it was (other members' slices moved)
 // changes nothing.
 func (s *Source) Update(c Change) {
@@ -140,6 +145,14 @@ func (s *Source) Update(c Change) {
 	s.part.Store(&part{selector: sel, matcher: m})
 	s.stats.reassignments.Add(1)
 	s.readyOnce.Do(func() { close(s.ready) })
+	if relist := s.relist.Load(); relist != nil {
+		// The reflector stops the open watches itself and lists at once;
+		// until then they stay filtered under the old part.
+		s.log.V(2).Info("Shard part changed; relisting", "member", c.Member,
+			"gained", len(c.Gained), "lost", len(c.Lost))
+		(*relist)()
+		return
+	}
 	s.mu.Lock()
 	open := s.open
 	s.open = map[*filteredWatch]struct{}{}
@@ -150,6 +163,13 @@ func (s *Source) Update(c Change) {
 		w.expire()
 	}
 }
+
+// RelistWith makes Update call relist (the informer's Relist) instead of
+// ending the open watches with 410 Gone: the reflector then lists again
+// at once, with no failure and no backoff, which shortens a handover by
+// the reflector's backoff after a 410. Call it once the informer exists;
+// a Change that comes earlier ends watches as before (there are none yet).
+func (s *Source) RelistWith(relist func()) { s.relist.Store(&relist) }
 
 // OnChange is Update, with the signature of MemberOptions.OnChange.
 func (s *Source) OnChange(c Change) { s.Update(c) }
