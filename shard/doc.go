@@ -34,9 +34,10 @@
 // A [Source] wraps a list-and-watch source (informer.Options.Source) so that
 // an informer caches only the member's objects: it sends the member's
 // selector, filters on the client unless the list response's
-// ListMeta.ShardInfo echoes it, and on each Change ends its watches with
-// 410 Gone so that the reflector relists under the new selector (lost
-// objects then arrive as deletes, which [Source.Owns] tells apart).
+// ListMeta.ShardInfo echoes it, and on each Change has the informer relist
+// under the new selector ([Source.RelistWith] the informer's Relist; without
+// it, it ends its watches with 410 Gone). Lost objects then arrive as
+// deletes, which [Source.Owns] tells apart.
 //
 // A [Filter] follows a member's assignment (feed it each Change) and says
 // whether the member owns an object; [FilterFunc] adapts it to a typed
