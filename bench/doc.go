@@ -21,8 +21,12 @@
 // BenchmarkWatchDecode (an httptest apiserver streaming pre-encoded JSON or
 // protobuf watch frames to real REST clients), BenchmarkInitialSync (100k
 // pods, paged and streaming lists), BenchmarkRelist (a 410 then a relist of
-// 100k pods), BenchmarkReadsDuringWrites, BenchmarkFanout,
-// BenchmarkWorkqueue and BenchmarkAddAfter, and, with the e2e build tag,
+// 100k pods), BenchmarkReadsDuringWrites (the bare store),
+// BenchmarkInformerReadsDuringWrites (the whole informer, typed and
+// drop-in, with 1/10/40 readers), BenchmarkMemory (live heap per cached pod
+// and CPU per event with restsource's memory options, projections and
+// metadata-only), BenchmarkFanout, BenchmarkWorkqueue and
+// BenchmarkAddAfter, and, with the e2e build tag,
 // BenchmarkAPIServerLatency against a real kube-apiserver.
 //
 // Besides ns/op every benchmark reports CPU time per unit of work (process

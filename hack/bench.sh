@@ -73,6 +73,7 @@ run_group sync '^BenchmarkInitialSync$' 1x "$OUT/bench.test"
 run_group relist '^BenchmarkRelist$' 1x "$OUT/bench.test"
 run_group reads '^BenchmarkReadsDuringWrites$' 1s "$OUT/bench.test"
 run_group informer-reads '^BenchmarkInformerReadsDuringWrites$' 40000x "$OUT/bench.test"
+run_group memory '^BenchmarkMemory$' 20000x "$OUT/bench.test"
 run_group fanout '^BenchmarkFanout$' 10000x "$OUT/bench.test"
 if [ "$E2E" = 1 ]; then
 	run_group apiserver '^BenchmarkAPIServerLatency$' 300x "$OUT/bench-e2e.test"
