@@ -14,7 +14,6 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
@@ -287,52 +286,8 @@ func startProjection[T store.Object](b *testing.B, lw cache.ListerWatcher, node 
 		stop: func() { cancel(); wg.Wait() }}
 }
 
-// startMemory is start (subject_test.go) with a transform: the informer
-// with the namespace and node indexes and one in-order handler fn.
+// startMemory is start (subject_test.go) with one in-order handler fn,
+// stripping managedFields in the informer when the subject asks for it.
 func startMemory(b *testing.B, s memorySubject, lw cache.ListerWatcher, fn func(*corev1.Pod)) *running {
-	if s.lib == "listwatch" && !s.transform {
-		return start(b, s.lib, setup{lw: lw, inOrderQueue: true, handlers: []handler{{fn: fn}}})
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	r := &running{}
-	switch s.lib {
-	case "listwatch":
-		inf, err := informer.New(informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(lw), InOrder: true,
-			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}, Transform: informer.StripManagedFields[*corev1.Pod]})
-		if err != nil {
-			b.Fatal(err)
-		}
-		mode := informer.InOrder
-		if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
-			AddFunc:    func(p *corev1.Pod, _ bool) { fn(p) },
-			UpdateFunc: func(_, p *corev1.Pod) { fn(p) },
-			DeleteFunc: func(p *corev1.Pod, _ bool) { fn(p) },
-		}, informer.HandlerOptions{Delivery: &mode}); err != nil {
-			b.Fatal(err)
-		}
-		wg.Go(func() { _ = inf.Run(ctx) })
-		rd := inf.Reader()
-		r.hasSynced = inf.HasSynced
-		r.nsList = func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) }
-	case "client-go":
-		inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
-			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
-		})
-		if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { fn(o.(*corev1.Pod)) },
-			UpdateFunc: func(_, o any) { fn(o.(*corev1.Pod)) },
-		}); err != nil {
-			b.Fatal(err)
-		}
-		wg.Go(func() { inf.RunWithContext(ctx) })
-		r.hasSynced = inf.HasSynced
-		r.nsList = func(ns string) int { return len(mustList(inf.GetIndexer(), ns)) }
-	}
-	r.stop = func() { cancel(); wg.Wait() }
-	return r
+	return start(b, s.lib, setup{lw: lw, inOrderQueue: true, handlers: []handler{{fn: fn}}, stripManagedFields: s.transform})
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
@@ -34,6 +35,10 @@ type setup struct {
 	inOrderQueue bool
 	// paged forces paginated lists on the listwatch side.
 	paged bool
+	// stripManagedFields drops managedFields in the informer, each library
+	// its recommended way (informer.StripManagedFields; controller-runtime's
+	// TransformStripManagedFields).
+	stripManagedFields bool
 }
 
 // running is a started informer.
@@ -62,6 +67,9 @@ func start(b testing.TB, lib string, s setup) *running {
 			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}}
 		if s.paged {
 			opts.Reflector.WatchList = reflector.WatchListOff
+		}
+		if s.stripManagedFields {
+			opts.Transform = informer.StripManagedFields[*corev1.Pod]
 		}
 		inf, err := informer.New(opts)
 		if err != nil {
@@ -94,6 +102,11 @@ func start(b testing.TB, lib string, s setup) *running {
 			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
 		})
+		if s.stripManagedFields {
+			if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
+				b.Fatal(err)
+			}
+		}
 		for _, h := range s.handlers {
 			fn := h.fn
 			if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
