@@ -199,7 +199,9 @@ func (inf *Informer[T]) checkInitialDone() {
 // changes, and deletions (FinalStateUnknown) for the ones it no longer
 // has. It is not a failure: no backoff (unless one is already running, in
 // which case the cycle after it is the relist), counted as relist cause
-// reflector.ReasonRequested.
+// reflector.ReasonRequested. Requests are paced (3 at once, then one per
+// reflector.Config.Backoff.Initial, 800ms by default; more in that time
+// make one relist), so calling it in a loop cannot flood the server.
 func (inf *Informer[T]) Relist() { inf.refl.Relist() }
 
 // HasSynced reports whether the first complete list has been applied to the

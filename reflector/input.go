@@ -48,9 +48,12 @@ type Stop struct{}
 // Relist asks for a new list cycle now, because what the store should
 // hold changed on the owner's side (a sharded source's assignment, a new
 // selector). It is not a failure: no backoff, the failure count is left
-// alone, and the cycle is counted with cause ReasonRequested. During a
-// backoff it makes the cycle that follows a relist, at the time the
-// backoff allows; once stopped it is ignored.
+// alone, and the cycle is counted with cause ReasonRequested. Requests are
+// paced by a bucket: 3 may start cycles back to back, then one per
+// Backoff.Initial; a request that finds the bucket empty waits for a token,
+// and any number of requests in that time make one cycle (a list begun
+// meanwhile for any reason serves them). During a backoff a request makes the cycle that follows a relist,
+// at the time the backoff allows; once stopped it is ignored.
 type Relist struct{}
 
 func (ListPage) isInput()      {}

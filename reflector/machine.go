@@ -90,6 +90,15 @@ type Machine[T store.Object] struct {
 	streamFallback Reason
 	// watch is the watch or streaming list being opened or open.
 	watch watchState
+
+	// Requested relists (Relist) are paced by a token bucket of
+	// relistBurst tokens, one earned per Backoff.Initial: a few changes in
+	// a row relist at once, and an owner that asks in a loop cannot make
+	// the machine list faster than one per Backoff.Initial. relistTokens
+	// is the bucket as of relistFilled. pendingRelist, when not zero, is
+	// when a request that found the bucket empty will start a cycle.
+	relistTokens                float64
+	relistFilled, pendingRelist time.Time
 }
 
 // listState is a paginated list in progress.
@@ -202,10 +211,11 @@ func (m *Machine[T]) Deadline() (at time.Time, ok bool) {
 	if m.phase == PhaseBackoff {
 		return m.wakeAt, true
 	}
+	at = m.pendingRelist
 	if !m.watching() {
-		return time.Time{}, false
+		return at, !at.IsZero()
 	}
-	if end, ok := m.streamDeadline(); ok {
+	if end, ok := m.streamDeadline(); ok && (at.IsZero() || end.Before(at)) {
 		at = end
 	}
 	if idle, ok := m.idleDeadline(); ok && (at.IsZero() || idle.Before(at)) {
@@ -300,6 +310,10 @@ func (m *Machine[T]) tick() {
 			m.onIdle()
 		}
 	}
+	if !m.pendingRelist.IsZero() && !m.now.Before(m.pendingRelist) {
+		m.pendingRelist = time.Time{}
+		m.onRelist()
+	}
 }
 
 // onRelist starts a new list cycle at once, dropping the watch, stream or
@@ -312,6 +326,12 @@ func (m *Machine[T]) onRelist() {
 	case PhaseBackoff:
 		m.after, m.cause = resumeCycle, ReasonRequested
 		return
+	}
+	if wait := m.takeRelistToken(); wait > 0 {
+		m.pendingRelist = m.now.Add(wait) // one relist then, however many ask before
+		return
+	}
+	switch m.phase {
 	case PhaseWatching, PhaseStreaming:
 		m.emit(StopWatch{})
 		m.watch.open = false
@@ -320,6 +340,26 @@ func (m *Machine[T]) onRelist() {
 	m.list = listState[T]{}
 	m.cfg.Metrics.Relist(ReasonRequested)
 	m.startCycle()
+}
+
+// relistBurst is how many requested relists may start back to back.
+const relistBurst = 3
+
+// takeRelistToken takes a token from the requested-relist bucket and
+// returns 0, or, if it is empty, how long until it holds one.
+func (m *Machine[T]) takeRelistToken() time.Duration {
+	every := m.cfg.Backoff.Initial
+	if m.relistFilled.IsZero() {
+		m.relistTokens = relistBurst
+	} else {
+		m.relistTokens = min(relistBurst, m.relistTokens+float64(m.now.Sub(m.relistFilled))/float64(every))
+	}
+	m.relistFilled = m.now
+	if m.relistTokens < 1 {
+		return time.Duration((1 - m.relistTokens) * float64(every))
+	}
+	m.relistTokens--
+	return 0
 }
 
 func (m *Machine[T]) resume() {

@@ -1,6 +1,8 @@
 package reflector
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 
@@ -18,6 +20,7 @@ func (m *Machine[T]) startList(rv string) {
 }
 
 func (m *Machine[T]) startListLimit(rv string, limit int64) {
+	m.pendingRelist = time.Time{} // a new list serves a pending request
 	m.phase = PhaseListing
 	m.list = listState[T]{rv: rv, limit: limit}
 	m.cfg.Metrics.List()

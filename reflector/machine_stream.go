@@ -1,6 +1,8 @@
 package reflector
 
 import (
+	"time"
+
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +14,7 @@ import (
 // replays the current objects as ADDED events and ends them with a bookmark
 // annotated k8s.io/initial-events-end.
 func (m *Machine[T]) startStream() {
+	m.pendingRelist = time.Time{} // a new list serves a pending request
 	m.phase = PhaseStreaming
 	rv := m.lastSyncRV
 	if m.rvUnavailable {
