@@ -83,6 +83,22 @@ func (s *metricsSwitch) ObserveProcessing(d time.Duration) {
 	}
 }
 
+// observing reports whether the target wants processing times, so that
+// the informer reads no clock for a factory informer nobody observes.
+func (s *metricsSwitch) observing() bool {
+	_, ok := s.target().(ProcessingObserver)
+	return ok
+}
+
+// observing reports whether po wants processing times now: a
+// metricsSwitch only while its target does, anything else always.
+func observing(po ProcessingObserver) bool {
+	if sw, ok := po.(*metricsSwitch); ok {
+		return sw.observing()
+	}
+	return po != nil
+}
+
 func (s *metricsSwitch) List()                         { s.target().List() }
 func (s *metricsSwitch) Watch()                        { s.target().Watch() }
 func (s *metricsSwitch) Relist(cause reflector.Reason) { s.target().Relist(cause) }

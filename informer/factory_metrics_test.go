@@ -29,6 +29,9 @@ func TestMetricsSwitch(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { sw.Event(watch.Modified) }); n != 0 {
 		t.Fatalf("a count with no observer allocates %v times", n)
 	}
+	if observing(sw.(ProcessingObserver)) {
+		t.Fatal("a factory informer with no observer reads the clock for processing times")
+	}
 	got := map[string]*countingMetrics{}
 	f.ObserveReflectors(func(name string) reflector.Metrics {
 		got[name] = &countingMetrics{}

@@ -18,7 +18,7 @@ import (
 // before the batch or after it. Keys in a batch are distinct, and initial
 // holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
-	if inf.processing != nil {
+	if observing(inf.processing) {
 		defer inf.observeProcessing(inf.clock.Now())
 	}
 	inf.mu.Lock()
