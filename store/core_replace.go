@@ -48,7 +48,7 @@ func (c *core[T]) commit(gen uint32, rv string) (int, error) {
 	if c.session != gen {
 		return 0, ErrReplaceClosed
 	}
-	n := c.sweepLocked(gen)
+	n := c.sweepLocked(gen, nil)
 	c.session = 0
 	c.rv = rv
 	return n, nil
@@ -64,12 +64,16 @@ func (c *core[T]) abort(gen uint32) {
 	}
 }
 
-// sweepLocked deletes the entries whose mark is not gen.
-func (c *core[T]) sweepLocked(gen uint32) int {
+// sweepLocked deletes the entries whose mark is not gen, calling deleted
+// (if not nil) with each one's key and object before it goes.
+func (c *core[T]) sweepLocked(gen uint32, deleted func(key string, old T)) int {
 	n := 0
 	c.items.sweep(func(e *entry[T]) bool {
 		if e.mark == gen {
 			return false
+		}
+		if deleted != nil {
+			deleted(e.key, e.obj)
 		}
 		c.unindexLocked(e)
 		var zero T
@@ -94,7 +98,7 @@ func (c *core[T]) replace(keys []string, objs []T, rv string) error {
 			errs = append(errs, err)
 		}
 	}
-	c.sweepLocked(gen)
+	c.sweepLocked(gen, nil)
 	c.session = 0
 	c.rv = rv
 	return errors.Join(errs...)

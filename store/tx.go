@@ -57,6 +57,40 @@ func (tx *Tx[T]) Delete(key string) (old T, existed bool) {
 // SetResourceVersion records rv as the store's resource version.
 func (tx *Tx[T]) SetResourceVersion(rv string) { tx.live().rv = rv }
 
+// BeginReplace opens a replace session from inside a transaction, for a
+// writer that receives a list in pieces and applies each piece in its own
+// transaction (the informer applies a relist this way): every object
+// written or kept from now on, in this transaction and later ones, counts
+// as listed, and [Tx.EndReplace] deletes the rest. It closes any open
+// session, including one opened by [Store.BeginReplace].
+func (tx *Tx[T]) BeginReplace() { tx.live().beginLocked() }
+
+// Keep counts the object under key as listed in the open session without
+// writing it: the list had it unchanged. It does nothing when no object is
+// stored under key.
+func (tx *Tx[T]) Keep(key string) {
+	c := tx.live()
+	if e := c.items.get(key); e != nil {
+		e.mark = c.gen
+	}
+}
+
+// EndReplace closes the session opened by the last [Tx.BeginReplace] (or
+// [Store.BeginReplace]), deleting every object neither written nor kept
+// since, and calls deleted (if not nil) with each one's key and last
+// state, before it is removed. It returns how many it deleted; without an
+// open session it deletes nothing and returns false. The resource version
+// is left alone, as for every Tx write.
+func (tx *Tx[T]) EndReplace(deleted func(key string, old T)) (n int, ok bool) {
+	c := tx.live()
+	if c.session == 0 {
+		return 0, false
+	}
+	n = c.sweepLocked(c.session, deleted)
+	c.session = 0
+	return n, true
+}
+
 // live returns the engine, or panics when tx is used after its callback.
 func (tx *Tx[T]) live() *core[T] {
 	if tx.c == nil {
