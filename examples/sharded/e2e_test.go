@@ -1,0 +1,637 @@
+package sharded_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+
+	"github.com/listwatch/listwatch/examples/sharded"
+	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/shard"
+)
+
+// The ring's timing in the multi-process test: short, so that a crash is
+// taken over within seconds.
+const (
+	e2eNamespace = "sharded"
+	e2eRing      = "cms"
+	e2eSlices    = 256
+	e2eLease     = 2 * time.Second
+	e2eRenew     = 500 * time.Millisecond
+	e2eObjects   = 200
+	// e2eWait bounds every wait for a ring to converge.
+	e2eWait = 45 * time.Second
+)
+
+// TestReplicaProcesses is the multi-process proof of package shard on a
+// real kube-apiserver: the replica command (a sharded controller) runs as
+// separate OS processes, each with its own service account token, its own
+// informer and its own work queue, while the test creates, updates and
+// deletes ConfigMaps. Three replicas converge, each caching about a third;
+// one is killed with SIGKILL and the others take its slices over when its
+// Lease expires; a replacement joins; the ring grows to five and shrinks
+// to two (graceful exits). After each step the replicas' handlers hold
+// every live ConfigMap exactly once, each by the owner the test computes,
+// and every live ConfigMap carries the hash of its final data. The test
+// logs, per handover, the time between the old owner dropping a key and
+// the new owner getting it (gap when positive, overlap when negative), and
+// what each replica caches next to an unsharded replica. It runs with the
+// ShardedListAndWatch gate on (the server filters) and off (each replica
+// filters on the client). Skipped under -short.
+func TestReplicaProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real kube-apiserver and replica processes")
+	}
+	bin := buildReplica(t)
+	for _, gate := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ShardedListAndWatch=%v", gate), func(t *testing.T) {
+			start := time.Now()
+			runReplicaProcesses(t, bin, gate)
+			t.Logf("wall time %v", time.Since(start).Round(100*time.Millisecond))
+		})
+	}
+}
+
+// buildReplica builds the replica command (without -race) into a
+// temporary directory.
+func buildReplica(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to build the replica: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "replica")
+	start := time.Now()
+	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/listwatch/listwatch/examples/sharded/replica")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("built the replica in %v", time.Since(start).Round(100*time.Millisecond))
+	return bin
+}
+
+// world is what the test knows of the replicas, from their reports.
+type world struct {
+	mu      sync.Mutex
+	held    map[string]map[string]bool      // replica → keys its handlers hold
+	added   map[string]map[string]time.Time // replica → key → last add
+	dropped map[string]map[string]time.Time // replica → key → last drop (moved away, stopped or killed)
+	stats   map[string]sharded.Event        // replica → last stats
+	change  map[string]sharded.Event        // replica → last change
+	synced  map[string]bool
+	gone    map[string]bool // stopping or killed: its reports no longer count
+}
+
+func newWorld() *world {
+	return &world{held: map[string]map[string]bool{}, added: map[string]map[string]time.Time{},
+		dropped: map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
+		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{}}
+}
+
+// record applies one report line of replica id.
+func (w *world) record(id string, e sharded.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gone[id] {
+		return
+	}
+	at := time.Unix(0, e.T)
+	for _, m := range []map[string]map[string]time.Time{w.added, w.dropped} {
+		if m[id] == nil {
+			m[id] = map[string]time.Time{}
+		}
+	}
+	if w.held[id] == nil {
+		w.held[id] = map[string]bool{}
+	}
+	switch e.Ev {
+	case "add":
+		w.held[id][e.Key] = true
+		w.added[id][e.Key] = at
+	case "drop":
+		delete(w.held[id], e.Key)
+		w.dropped[id][e.Key] = at
+	case "del":
+		delete(w.held[id], e.Key)
+	case "stats":
+		w.stats[id] = e
+	case "change":
+		w.change[id] = e
+	case "synced":
+		w.synced[id] = true
+	case "stopping":
+		w.goneLocked(id, at)
+	}
+}
+
+// goneLocked marks every key id holds as dropped at at and ignores id's
+// later reports: it hands out nothing from then on.
+func (w *world) goneLocked(id string, at time.Time) {
+	for k := range w.held[id] {
+		w.dropped[id][k] = at
+	}
+	delete(w.held, id)
+	w.gone[id] = true
+}
+
+// holders maps every key held to the replicas holding it.
+func (w *world) holders() map[string][]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string][]string{}
+	for id, keys := range w.held {
+		if id == "base" { // the unsharded baseline is no member
+			continue
+		}
+		for k := range keys {
+			out[k] = append(out[k], id)
+		}
+	}
+	return out
+}
+
+// replica is one replica process.
+type replica struct {
+	id   string
+	cmd  *exec.Cmd
+	read chan struct{} // closed when its standard output is read to the end
+	log  string        // its standard error
+}
+
+// e2e is one run: a server, its clients and the replicas.
+type e2e struct {
+	t     *testing.T
+	bin   string
+	cs    kubernetes.Interface
+	srv   *testapiserver.Server
+	dir   string
+	world *world
+	live  map[string]*replica
+}
+
+func runReplicaProcesses(t *testing.T, bin string, gate bool) {
+	srv, err := testapiserver.Start(t.Context(), t, testapiserver.Options{
+		ExtraAPIServerArgs: []string{fmt.Sprintf("--feature-gates=ShardedListAndWatch=%v", gate)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &e2e{t: t, bin: bin, cs: kubernetes.NewForConfigOrDie(srv.AdminConfig()), srv: srv, dir: t.TempDir(),
+		world: newWorld(), live: map[string]*replica{}}
+	e.setup()
+	ctx := t.Context()
+	for i := range e2eObjects {
+		e.create(ctx, fmt.Sprintf("cm-%04d", i))
+	}
+
+	// Three replicas and an unsharded baseline.
+	base := e.start("base", "-unsharded")
+	stopChurn := e.churn()
+	for _, id := range []string{"r0", "r1", "r2"} {
+		e.start(id)
+	}
+	e.waitRing("r0", "r1", "r2")
+	stopChurn()
+	total := e.converged("3 replicas start")
+	e.report(total, base, gate)
+	e.kill(base)
+
+	// kill -9 of r1 under churn: r0 and r2 take its slices over once its
+	// Lease expires.
+	before := e.holderSnapshot()
+	stopChurn = e.churn()
+	killed := time.Now()
+	e.kill(e.live["r1"])
+	e.waitRing("r0", "r2")
+	seen := time.Since(killed)
+	e.waitHeld(before, "r1")
+	stopChurn()
+	e.converged("kill -9 r1")
+	t.Logf("kill -9 r1: the survivors dropped it from the ring %v after the kill (lease %v, renewed every %v)",
+		seen.Round(time.Millisecond), e2eLease, e2eRenew)
+	if max := e.handover("kill -9 r1", before); max > e2eLease+e2eRenew+10*time.Second {
+		t.Errorf("kill -9 r1: a key took %v to be taken over; want within the lease duration plus sync", max)
+	}
+
+	// A replacement joins: 2 → 3.
+	before = e.holderSnapshot()
+	stopChurn = e.churn()
+	e.start("r3")
+	e.waitRing("r0", "r2", "r3")
+	stopChurn()
+	e.converged("r3 joins")
+	e.handover("2 → 3 (r3 joins)", before)
+
+	// Scale out: 3 → 5.
+	before = e.holderSnapshot()
+	stopChurn = e.churn()
+	e.start("r4")
+	e.start("r5")
+	e.waitRing("r0", "r2", "r3", "r4", "r5")
+	stopChurn()
+	e.converged("3 → 5")
+	e.handover("3 → 5 (r4, r5 join)", before)
+
+	// Scale in: 5 → 2, graceful exits.
+	before = e.holderSnapshot()
+	stopChurn = e.churn()
+	for _, id := range []string{"r0", "r3", "r4"} {
+		e.stop(e.live[id])
+	}
+	e.waitRing("r2", "r5")
+	stopChurn()
+	e.converged("5 → 2")
+	e.handover("5 → 2 (r0, r3, r4 leave)", before)
+
+	for _, id := range slices.Sorted(maps.Keys(e.live)) {
+		e.stop(e.live[id])
+	}
+}
+
+// setup creates the namespace, a Role for the replicas and, per replica,
+// a service account bound to it; kubeconfig writes each one's file.
+func (e *e2e) setup() {
+	t, ctx := e.t, e.t.Context()
+	if _, err := e.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e2eNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "replica"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "patch"}},
+		{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
+	}}
+	if _, err := e.cs.RbacV1().Roles(e2eNamespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kubeconfig creates replica id's service account, binds it to the Role
+// and writes a kubeconfig with a token of its own.
+func (e *e2e) kubeconfig(id string) string {
+	t, ctx := e.t, e.t.Context()
+	if _, err := e.cs.CoreV1().ServiceAccounts(e2eNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: id}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "replica-" + id},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "replica"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: id, Namespace: e2eNamespace}}}
+	if _, err := e.cs.RbacV1().RoleBindings(e2eNamespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := e.cs.CoreV1().ServiceAccounts(e2eNamespace).CreateToken(ctx, id,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := e.srv.AdminConfig()
+	c := clientcmdapi.NewConfig()
+	c.Clusters["e2e"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
+	c.AuthInfos[id] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	c.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: id}
+	c.CurrentContext = "e2e"
+	path := filepath.Join(e.dir, id+".kubeconfig")
+	if err := clientcmd.WriteToFile(*c, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// start runs replica id as a process; t.Cleanup kills it.
+func (e *e2e) start(id string, extra ...string) *replica {
+	t := e.t
+	args := append([]string{"-kubeconfig", e.kubeconfig(id), "-namespace", e2eNamespace, "-ring", e2eRing,
+		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
+		"-renew-interval", e2eRenew.String()}, extra...)
+	r := &replica{id: id, cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
+		log: filepath.Join(e.dir, id+".log")}
+	stderr, err := os.Create(r.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	r.cmd.Stderr = stderr
+	stdout, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	e.live[id] = r
+	go func() {
+		defer close(r.read)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var ev sharded.Event
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Errorf("%s: bad report line %q: %v", id, sc.Text(), err)
+				continue
+			}
+			e.world.record(id, ev)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Kill()
+		<-r.read
+		_ = r.cmd.Wait()
+		if t.Failed() {
+			if b, err := os.ReadFile(r.log); err == nil && len(b) > 0 {
+				t.Logf("%s stderr (last 2 KB):\n%s", id, tail(b, 2048))
+			}
+		}
+	})
+	return r
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// kill ends r with SIGKILL: what it held counts as dropped now.
+func (e *e2e) kill(r *replica) {
+	at := time.Now()
+	if err := r.cmd.Process.Kill(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.world.mu.Lock()
+	e.world.goneLocked(r.id, at)
+	e.world.mu.Unlock()
+	<-r.read
+	_ = r.cmd.Wait()
+	delete(e.live, r.id)
+}
+
+// stop ends r with SIGTERM and waits for it: it reports "stopping" when
+// its handlers stop, then releases its Lease.
+func (e *e2e) stop(r *replica) {
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { <-r.read; done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			e.t.Errorf("%s exited: %v", r.id, err)
+		}
+	case <-time.After(e2eWait):
+		e.t.Fatalf("%s did not exit within %v of SIGTERM", r.id, e2eWait)
+	}
+	delete(e.live, r.id)
+}
+
+// eventually polls ok until it holds or fails the test after e2eWait.
+func (e *e2e) eventually(what string, ok func() (bool, string)) time.Duration {
+	e.t.Helper()
+	start := time.Now()
+	deadline := start.Add(e2eWait)
+	for {
+		done, why := ok()
+		if done {
+			return time.Since(start)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s: not within %v: %s", what, e2eWait, why)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitRing waits until every replica in ids has published an assignment
+// of exactly ids, and its informer has synced.
+func (e *e2e) waitRing(ids ...string) {
+	e.t.Helper()
+	e.eventually(fmt.Sprintf("ring %v", ids), func() (bool, string) {
+		e.world.mu.Lock()
+		defer e.world.mu.Unlock()
+		for _, id := range ids {
+			if got := e.world.change[id].Members; !slices.Equal(got, ids) {
+				return false, fmt.Sprintf("%s sees %v", id, got)
+			}
+			if !e.world.synced[id] {
+				return false, id + " has not synced"
+			}
+		}
+		return true, ""
+	})
+}
+
+// waitHeld waits until every key of before held by from is held by some
+// replica again or deleted.
+func (e *e2e) waitHeld(before map[string]string, from string) {
+	e.t.Helper()
+	e.eventually("keys of "+from+" taken over", func() (bool, string) {
+		now := e.holders()
+		live := e.liveNames()
+		for k, h := range before {
+			if h == from && live[k] && len(now[k]) == 0 {
+				return false, k + " has no holder"
+			}
+		}
+		return true, ""
+	})
+}
+
+func (e *e2e) holders() map[string][]string { return e.world.holders() }
+
+// holderSnapshot maps each key held by exactly one replica to it.
+func (e *e2e) holderSnapshot() map[string]string {
+	out := map[string]string{}
+	for k, hs := range e.holders() {
+		if len(hs) == 1 {
+			out[k] = hs[0]
+		}
+	}
+	return out
+}
+
+func (e *e2e) list() []corev1.ConfigMap {
+	l, err := e.cs.CoreV1().ConfigMaps(e2eNamespace).List(e.t.Context(), metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l.Items
+}
+
+func (e *e2e) liveNames() map[string]bool {
+	out := map[string]bool{}
+	for _, cm := range e.list() {
+		out[cm.Name] = true
+	}
+	return out
+}
+
+// converged waits, with the churn stopped, until the live replicas'
+// handlers hold every live ConfigMap exactly once, each by its owner under
+// the assignment of the live replicas, and every one carries the hash of
+// its data; it returns the number of live ConfigMaps.
+func (e *e2e) converged(step string) int {
+	e.t.Helper()
+	ids := slices.Sorted(maps.Keys(e.live))
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == "base" })
+	a := shard.MustAssign(ids, shard.Options{Slices: e2eSlices})
+	var n int
+	took := e.eventually(step+": every ConfigMap held once by its owner and reconciled", func() (bool, string) {
+		items := e.list()
+		n = len(items)
+		hs := e.holders()
+		held := 0
+		for _, cm := range items {
+			owner := a.OwnerOfKey(string(cm.UID))
+			got := hs[cm.Name]
+			if len(got) != 1 || got[0] != owner {
+				return false, fmt.Sprintf("%s held by %v, owner %s", cm.Name, got, owner)
+			}
+			held++
+			if h := sharded.ContentHash(cm.Data); cm.Annotations[sharded.HashAnnotation] != h {
+				return false, fmt.Sprintf("%s reconciled at %q, content %q", cm.Name, cm.Annotations[sharded.HashAnnotation], h)
+			}
+		}
+		if len(hs) != held {
+			return false, fmt.Sprintf("replicas hold %d keys, %d live", len(hs), held)
+		}
+		return true, ""
+	})
+	e.t.Logf("%s: %d ConfigMaps held once by their owners and reconciled at their final content %v after the churn stopped",
+		step, n, took.Round(time.Millisecond))
+	return n
+}
+
+// handover logs, for every key held by one replica in before and by
+// another now, the new holder's add minus the old holder's drop (positive:
+// a gap; negative: an overlap), and returns the largest.
+func (e *e2e) handover(what string, before map[string]string) time.Duration {
+	after := e.holderSnapshot()
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	var ds []time.Duration
+	for k, from := range before {
+		to, ok := after[k]
+		if !ok || to == from {
+			continue
+		}
+		ds = append(ds, e.world.added[to][k].Sub(e.world.dropped[from][k]))
+	}
+	if len(ds) == 0 {
+		e.t.Logf("%s: no key moved", what)
+		return 0
+	}
+	slices.Sort(ds)
+	gaps, overlaps := 0, 0
+	for _, d := range ds {
+		if d > 0 {
+			gaps++
+		} else if d < 0 {
+			overlaps++
+		}
+	}
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	e.t.Logf("%s: %d keys moved (%d with a gap, %d with an overlap); new add − old drop: min %v, median %v, max %v",
+		what, len(ds), gaps, overlaps, r(ds[0]), r(ds[len(ds)/2]), r(ds[len(ds)-1]))
+	return ds[len(ds)-1]
+}
+
+// report logs what each replica caches next to the unsharded baseline and
+// checks that each caches about a third.
+func (e *e2e) report(total int, base *replica, gate bool) {
+	e.eventually("stats of every replica at the converged state", func() (bool, string) {
+		e.world.mu.Lock()
+		defer e.world.mu.Unlock()
+		for id := range e.live {
+			if s := e.world.stats[id]; s.Objects+len(e.world.held[id]) == 0 || (id == "base" && s.Objects != total) {
+				return false, id + " has not reported its cache"
+			}
+		}
+		return true, ""
+	})
+	time.Sleep(2 * e2eRenew) // the replicas' next stats lines, after the last reconcile patches
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	b := e.world.stats[base.id]
+	e.t.Logf("unsharded replica: %d objects, %d bytes of objects, heap %.1f MB", b.Objects, b.Bytes, float64(b.Heap)/1e6)
+	for _, id := range []string{"r0", "r1", "r2"} {
+		s := e.world.stats[id]
+		e.t.Logf("%s: %d slices, %d objects (%.0f%%), %d bytes of objects (%.0f%% of unsharded), heap %.1f MB (%.0f%%), dropped by the client filter %d",
+			id, s.Owned, s.Objects, 100*float64(s.Objects)/float64(total), s.Bytes, 100*float64(s.Bytes)/float64(b.Bytes),
+			float64(s.Heap)/1e6, 100*float64(s.Heap)/float64(b.Heap), s.Dropped)
+		if frac := float64(s.Objects) / float64(total); frac < 0.2 || frac > 0.47 {
+			e.t.Errorf("%s caches %d of %d objects; want about a third", id, s.Objects, total)
+		}
+		if gate != (s.Dropped == 0) {
+			e.t.Errorf("%s: the client filter dropped %d objects and events with the gate %v", id, s.Dropped, gate)
+		}
+	}
+}
+
+// churn creates, updates and deletes ConfigMaps (about 25 writes a second)
+// until the returned func is called; it returns when the churn has stopped.
+func (e *e2e) churn() func() {
+	ctx, cancel := context.WithCancel(e.t.Context())
+	done := make(chan struct{})
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	names := slices.Sorted(maps.Keys(e.liveNames()))
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(40 * time.Millisecond)
+		defer tick.Stop()
+		cms := e.cs.CoreV1().ConfigMaps(e2eNamespace)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			switch p := rng.IntN(10); {
+			case p < 5 && len(names) > 0: // update
+				n := names[rng.IntN(len(names))]
+				patch := fmt.Sprintf(`{"data":{"v":"%d"}}`, rng.Uint64())
+				_, _ = cms.Patch(ctx, n, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+			case p < 5+int(2.5*float64(e2eObjects)/float64(max(len(names), 1))): // create, more when few
+				n := fmt.Sprintf("cm-%d", rng.Uint64()%1e12)
+				if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n},
+					Data: map[string]string{"v": "0"}}, metav1.CreateOptions{}); err == nil {
+					names = append(names, n)
+				}
+			case len(names) > 0: // delete
+				i := rng.IntN(len(names))
+				_ = cms.Delete(ctx, names[i], metav1.DeleteOptions{})
+				names = slices.Delete(names, i, i+1)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+func (e *e2e) create(ctx context.Context, name string) {
+	_, err := e.cs.CoreV1().ConfigMaps(e2eNamespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Data: map[string]string{"v": "0", "payload": strings.Repeat("x", 512)}}, metav1.CreateOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
