@@ -55,11 +55,15 @@
 //
 // # Design
 //
-// Decisions live in [Machine], a state machine with no goroutines, channels or
-// clock: each input (watch opened or failed, an event, the stream closed, a
-// wait elapsed, a list returned) is a method call returning Effects (open a
-// watch, deliver an event, wait, list, finish). RetryWatcher's goroutine
-// only executes effects and feeds their outcomes back.
+// Decisions live in [Machine], a state machine in the shape of
+// [reflector.Machine], with no goroutines, channels or clock: Step takes
+// the current time and one [Input] (watch opened or failed, an event, the
+// stream closed, a list returned or failed, a tick, a stop) and returns
+// Effects (open a watch, deliver an event, wait, list, finish), and
+// Deadline says when the wait in progress ends. Jitter comes from an
+// injected random source (Options.Rand), so a seeded source makes every
+// wait reproducible. RetryWatcher's goroutine only executes effects, arms
+// one timer at the machine's deadline, and feeds outcomes back.
 //
 // # Concurrency
 //
@@ -71,7 +75,9 @@
 // # Testing
 //
 // Machine's transitions are data-driven scenarios in testdata/ (run with
-// -rewrite to regenerate the expected effects). The RetryWatcher itself is
+// -rewrite to regenerate the expected effects): inputs such as "opened",
+// "event type=ADDED obj=a@11", "watch-failed err=429:7" and "tick
+// deadline" are stepped at a scripted clock. The RetryWatcher itself is
 // tested under testing/synctest against a scripted server, with the same
 // scenarios run against client-go's RetryWatcher for comparison.
 package retrywatcher

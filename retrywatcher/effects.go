@@ -8,7 +8,8 @@ import (
 )
 
 // Effect is an instruction from the Machine to the shell that runs it. The
-// shell executes effects in order and reports their outcomes back as inputs.
+// shell executes effects in order and reports their outcomes back as
+// Inputs.
 // The set of effects is closed: OpenWatch, CloseWatch, List, Deliver, Drop,
 // Wait and Finish.
 type Effect interface {
@@ -37,7 +38,9 @@ type Drop struct {
 	Reason DropReason
 }
 
-// Wait asks the shell to wait For before answering with Waited.
+// Wait says the machine waits For (until its Deadline) before retrying;
+// Reason names the failure. The shell arms its timer from Machine.Deadline
+// and answers with Tick.
 type Wait struct {
 	For    time.Duration
 	Reason string

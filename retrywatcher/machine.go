@@ -3,6 +3,7 @@ package retrywatcher
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,11 +20,11 @@ import (
 //     mode) or PhaseStopped.
 //   - PhaseWatching: events flow. A stale event, and a bookmark with a
 //     malformed resource version, are dropped; ERROR events and a closed
-//     stream lead where WatchFailed does, except that a stream that
-//     delivered an event, or stayed open for at least Backoff.Cap, reopens
-//     at once (→ PhaseOpening).
-//   - PhaseWaiting: Wait emitted. Waited → PhaseOpening, or PhaseListing if
-//     the wait was before a list.
+//     stream (WatchClosed) lead where WatchFailed does, except that a
+//     stream that delivered an event, or stayed open for at least
+//     Backoff.Cap, reopens at once (→ PhaseOpening).
+//   - PhaseWaiting: Wait emitted; Deadline is its end. A Tick at or after
+//     it → PhaseOpening, or PhaseListing if the wait was before a list.
 //   - PhaseListing: List emitted (relist mode only). Listed → PhaseOpening
 //     after delivering the differences; ListFailed → PhaseWaiting or
 //     PhaseStopped.
@@ -57,15 +58,22 @@ type Config struct {
 	Known []runtime.Object
 	// Backoff paces retries that made no progress.
 	Backoff Backoff
-	// Rand returns numbers in [0,1) for jitter. Nil means no jitter.
-	Rand func() float64
+	// Rand is the source of jitter. Default: a PCG seeded at random. Inject
+	// a seeded source for deterministic runs.
+	Rand *rand.Rand
 }
 
-// Machine decides what a RetryWatcher does. It has no goroutines, channels
-// or clock: every input is a method call that returns the effects to run, so
-// the same inputs always give the same effects.
+// Machine decides what a RetryWatcher does, in the shape of
+// [reflector.Machine]: it has no goroutines, channels or clock. Start and
+// Step take the current time (and Step one Input) and return the effects
+// to run, in order; Deadline says when it wants a Tick. Randomness
+// (jitter) comes from Config.Rand, so the same inputs at the same times
+// with the same seed always give the same effects. A Machine is not safe
+// for concurrent use. Each returned slice is the caller's.
 type Machine struct {
 	phase Phase
+	// now is the time given to the Step in progress.
+	now time.Time
 	// lastRV is the RV of the last delivered event or bookmark (initially the
 	// configured one; "" only in relist mode before the first list). Every
 	// later event must be newer to be delivered.
@@ -82,12 +90,16 @@ type Machine struct {
 	progressed bool
 	// listNext is true while waiting before a list rather than a watch.
 	listNext bool
+	// wakeAt is when PhaseWaiting ends.
+	wakeAt time.Time
+	// openedAt is when the open watch opened (its WatchOpened step).
+	openedAt time.Time
 	// known is, in relist mode only, the last object delivered for each
 	// key still present; nil otherwise.
 	known   map[string]runtime.Object
 	relist  bool
 	backoff Backoff
-	rand    func() float64
+	rand    *rand.Rand
 }
 
 // ErrInitialResourceVersion is returned for an initial RV of "" or "0"
@@ -101,6 +113,9 @@ func NewMachine(cfg Config) (*Machine, error) {
 	rv := cfg.ResourceVersion
 	if rv == "0" || (rv == "" && !cfg.Relist) {
 		return nil, ErrInitialResourceVersion
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	m := &Machine{relist: cfg.Relist, backoff: cfg.Backoff.withDefaults(), rand: cfg.Rand}
 	if rv != "" {
@@ -127,53 +142,92 @@ func (m *Machine) Phase() Phase { return m.phase }
 // ResourceVersion returns the RV of the last delivered event or bookmark.
 func (m *Machine) ResourceVersion() string { return m.lastRV }
 
-// Start begins: a watch, or a list in relist mode without an RV.
-func (m *Machine) Start() []Effect {
+// Start begins at now: a watch, or a list in relist mode without an RV.
+// Later calls return nil.
+func (m *Machine) Start(now time.Time) []Effect {
 	if m.phase != PhaseNew {
 		return nil
 	}
+	m.now = now
 	if m.lastRV == "" {
 		return m.list()
 	}
 	return m.open()
 }
 
-// WatchOpened reports that OpenWatch succeeded.
-func (m *Machine) WatchOpened() []Effect {
-	if m.phase == PhaseOpening {
-		m.phase = PhaseWatching
-		m.progressed = false
+// Step feeds one input observed at now and returns the effects to execute.
+// Inputs that do not belong to the current phase (a Tick before the
+// deadline, an event while waiting) are ignored, and so is every input
+// after the machine stopped.
+func (m *Machine) Step(now time.Time, in Input) []Effect {
+	if m.phase == PhaseStopped {
+		return nil
+	}
+	m.now = now
+	switch in := in.(type) {
+	case Stop:
+		return m.stop()
+	case Tick:
+		return m.tick()
+	case WatchOpened:
+		return m.watchOpened()
+	case WatchFailed:
+		return m.watchFailed(in.Err)
+	case WatchEvent:
+		return m.event(in.Event)
+	case WatchClosed:
+		return m.streamClosed()
+	case Listed:
+		return m.listed(in.Items, in.ResourceVersion)
+	case ListFailed:
+		return m.listFailed(in.Err)
 	}
 	return nil
 }
 
-// WatchFailed reports that OpenWatch failed with err.
-func (m *Machine) WatchFailed(err error) []Effect {
+// Deadline is the time at which the machine wants a Tick: the end of the
+// wait in progress. ok is false when it needs none.
+func (m *Machine) Deadline() (at time.Time, ok bool) {
+	if m.phase == PhaseWaiting {
+		return m.wakeAt, true
+	}
+	return time.Time{}, false
+}
+
+func (m *Machine) watchOpened() []Effect {
+	if m.phase == PhaseOpening {
+		m.phase = PhaseWatching
+		m.progressed = false
+		m.openedAt = m.now
+	}
+	return nil
+}
+
+func (m *Machine) watchFailed(err error) []Effect {
 	if m.phase != PhaseOpening {
 		return nil
 	}
 	return m.fail(err, nil)
 }
 
-// StreamClosed reports that the open watch's result channel closed after
-// being open for lasted. A stream that delivered an event reopens at once,
-// and so does one that lasted at least the backoff's cap (an idle watch
-// ending normally: reopening it at once is no faster than the backoff's
-// slowest pace); any other backs off.
-func (m *Machine) StreamClosed(lasted time.Duration) []Effect {
+// streamClosed: a stream that delivered an event reopens at once, and so
+// does one that lasted at least the backoff's cap (an idle watch ending
+// normally: reopening it at once is no faster than the backoff's slowest
+// pace); any other backs off.
+func (m *Machine) streamClosed() []Effect {
 	if m.phase != PhaseWatching {
 		return nil
 	}
-	if m.progressed || lasted >= m.backoff.Cap {
+	if m.progressed || m.now.Sub(m.openedAt) >= m.backoff.Cap {
 		m.failures = 0
 		return m.open()
 	}
 	return m.wait(0, "closed-without-progress")
 }
 
-// Waited reports that the last Wait has elapsed.
-func (m *Machine) Waited() []Effect {
-	if m.phase != PhaseWaiting {
+// tick ends the wait in progress once its deadline has come.
+func (m *Machine) tick() []Effect {
+	if m.phase != PhaseWaiting || m.now.Before(m.wakeAt) {
 		return nil
 	}
 	if m.listNext {
@@ -182,17 +236,12 @@ func (m *Machine) Waited() []Effect {
 	return m.open()
 }
 
-// Stop ends the machine at the consumer's request.
-func (m *Machine) Stop() []Effect {
-	if m.phase == PhaseStopped {
-		return nil
-	}
+func (m *Machine) stop() []Effect {
 	m.phase = PhaseStopped
 	return []Effect{CloseWatch{}, Finish{}}
 }
 
-// Event feeds one event from the open watch.
-func (m *Machine) Event(ev watch.Event) []Effect {
+func (m *Machine) event(ev watch.Event) []Effect {
 	if m.phase != PhaseWatching {
 		return nil
 	}
@@ -297,9 +346,10 @@ func (m *Machine) wait(floor time.Duration, reason string) []Effect {
 	m.listNext = m.phase == PhaseListing
 	m.failures++
 	r := 0.0
-	if m.rand != nil {
-		r = m.rand()
+	if m.backoff.Jitter > 0 {
+		r = m.rand.Float64()
 	}
-	m.phase = PhaseWaiting
-	return []Effect{Wait{For: max(m.backoff.delay(m.failures, r), floor), Reason: reason}}
+	d := max(m.backoff.delay(m.failures, r), floor)
+	m.phase, m.wakeAt = PhaseWaiting, m.now.Add(d)
+	return []Effect{Wait{For: d, Reason: reason}}
 }

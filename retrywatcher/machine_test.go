@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
@@ -21,31 +22,53 @@ import (
 )
 
 // TestMachine runs the scenarios in testdata/: each command is an input to
-// the machine, and the expected output is the effects it returns followed
-// by the phase and last resource version. Run with -rewrite to regenerate.
+// the machine, stepped at the scenario's clock, and the expected output is
+// the effects it returns followed by the phase, last resource version and,
+// while waiting, how far off the deadline is. Time starts at t0 and moves
+// only with "tick" (by a duration, or to the deadline) and "closed
+// lasted=D" (the stream closes D after it opened). Run with -rewrite to
+// regenerate.
 func TestMachine(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var m *Machine
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			if td.Cmd == "new" {
-				var err error
-				m, err = NewMachine(scenarioConfig(t, td))
-				if err != nil {
-					m = nil
-					return "error: " + err.Error() + "\n"
-				}
-				return state(m)
-			}
-			if m == nil {
-				t.Fatalf("%s: %q before new", td.Pos, td.Cmd)
-			}
-			return render(scenarioInput(t, td, m)) + state(m)
-		})
+		s := &scenario{}
+		datadriven.RunTest(t, path, s.handle)
 	})
 }
 
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// scenario drives one machine through a script.
+type scenario struct {
+	m *Machine
+	// now is the scenario's clock; openedAt is the time of the last
+	// "opened".
+	now, openedAt time.Time
+}
+
+func (s *scenario) handle(t *testing.T, td *datadriven.TestData) string {
+	if td.Cmd == "new" {
+		var err error
+		s.now = t0
+		s.m, err = NewMachine(scenarioConfig(t, td))
+		if err != nil {
+			s.m = nil
+			return "error: " + err.Error() + "\n"
+		}
+		return s.state()
+	}
+	if s.m == nil {
+		t.Fatalf("%s: %q before new", td.Pos, td.Cmd)
+	}
+	if td.Cmd == "start" {
+		return render(s.m.Start(s.now)) + s.state()
+	}
+	return render(s.m.Step(s.now, s.input(t, td))) + s.state()
+}
+
 func scenarioConfig(t *testing.T, td *datadriven.TestData) Config {
-	var cfg Config
+	var seed uint64 = 1
+	td.MaybeScanArgs(t, "seed", &seed)
+	cfg := Config{Rand: rand.New(rand.NewPCG(seed, seed))}
 	td.MaybeScanArgs(t, "rv", &cfg.ResourceVersion)
 	cfg.Relist = td.HasArg("relist")
 	if arg, ok := td.Arg("known"); ok {
@@ -56,47 +79,64 @@ func scenarioConfig(t *testing.T, td *datadriven.TestData) Config {
 	return cfg
 }
 
-func scenarioInput(t *testing.T, td *datadriven.TestData, m *Machine) []Effect {
+// input turns a command into a machine input, moving the clock first for
+// "tick" and "closed lasted=D".
+func (s *scenario) input(t *testing.T, td *datadriven.TestData) Input {
 	switch td.Cmd {
-	case "start":
-		return m.Start()
 	case "opened":
-		return m.WatchOpened()
+		s.openedAt = s.now
+		return WatchOpened{}
 	case "closed":
-		var lasted time.Duration
 		if arg, ok := td.Arg("lasted"); ok {
-			var err error
-			if lasted, err = time.ParseDuration(arg.SingleVal(t)); err != nil {
-				t.Fatalf("%s: %v", td.Pos, err)
-			}
+			s.now = s.openedAt.Add(parseDuration(t, td, arg.SingleVal(t)))
 		}
-		return m.StreamClosed(lasted)
-	case "waited":
-		return m.Waited()
+		return WatchClosed{}
+	case "tick":
+		s.advance(t, td)
+		return Tick{}
 	case "stop":
-		return m.Stop()
+		return Stop{}
 	case "watch-failed":
-		return m.WatchFailed(scenarioError(t, td))
+		return WatchFailed{Err: scenarioError(t, td)}
 	case "list-failed":
-		return m.ListFailed(scenarioError(t, td))
+		return ListFailed{Err: scenarioError(t, td)}
 	case "event":
-		return m.Event(scenarioEvent(t, td))
+		return WatchEvent{Event: scenarioEvent(t, td)}
 	case "listed":
-		var rv string
-		td.ScanArgs(t, "rv", &rv)
-		var items []runtime.Object
+		var in Listed
+		td.ScanArgs(t, "rv", &in.ResourceVersion)
 		if arg, ok := td.Arg("items"); ok {
 			for _, v := range arg.Vals {
-				items = append(items, objAt(v))
+				in.Items = append(in.Items, objAt(v))
 			}
 		}
 		if td.HasArg("bad-item") {
-			items = append(items, &metav1.Status{})
+			in.Items = append(in.Items, &metav1.Status{})
 		}
-		return m.Listed(items, rv)
+		return in
 	}
 	t.Fatalf("%s: unknown command %q", td.Pos, td.Cmd)
 	return nil
+}
+
+// advance moves the clock: "tick 5s" by a duration, "tick deadline" (or a
+// bare "tick") to the machine's deadline, if it has one.
+func (s *scenario) advance(t *testing.T, td *datadriven.TestData) {
+	if len(td.CmdArgs) == 0 || td.CmdArgs[0].Key == "deadline" {
+		if at, ok := s.m.Deadline(); ok {
+			s.now = at
+		}
+		return
+	}
+	s.now = s.now.Add(parseDuration(t, td, td.CmdArgs[0].Key))
+}
+
+func parseDuration(t *testing.T, td *datadriven.TestData, v string) time.Duration {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s: %v", td.Pos, err)
+	}
+	return d
 }
 
 func scenarioEvent(t *testing.T, td *datadriven.TestData) watch.Event {
@@ -171,8 +211,14 @@ func render(effects []Effect) string {
 	return b.String()
 }
 
-func state(m *Machine) string {
-	return fmt.Sprintf("phase=%s rv=%s\n", m.Phase(), m.ResourceVersion())
+func (s *scenario) state() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "phase=%s rv=%s", s.m.Phase(), s.m.ResourceVersion())
+	if at, ok := s.m.Deadline(); ok {
+		fmt.Fprintf(&b, " deadline=+%s", at.Sub(s.now))
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // TestTypedNilObjectsDoNotPanic: an event whose object is a typed nil
@@ -184,10 +230,10 @@ func TestTypedNilObjectsDoNotPanic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Start()
-		m.WatchOpened()
+		m.Start(t0)
+		m.Step(t0, WatchOpened{})
 		ev := watch.Event{Type: typ, Object: (*corev1.ConfigMap)(nil)}
-		effects := m.Event(ev)
+		effects := m.Step(t0, WatchEvent{Event: ev})
 		want := PhaseStopped // a data event without an RV would leave a gap
 		if typ == watch.Bookmark {
 			want = PhaseWatching // a bookmark is dropped: it only moves the resume point

@@ -12,13 +12,13 @@ import (
 // so it cannot be compared with what was delivered.
 const DropNoMetadata DropReason = "no-metadata"
 
-// Listed reports a completed quorum list in relist mode: its items and the
-// list's resource version. The machine delivers what changed since the last
+// listed takes a completed quorum list in relist mode (Listed): its items
+// and the list's resource version. The machine delivers what changed since the last
 // delivered state — ADDED for new keys, MODIFIED for keys whose RV moved,
 // DELETED (with the last delivered object) for keys gone — in key order, and
 // then watches from rv. A list whose rv is malformed is refused: the
 // machine backs off and lists again.
-func (m *Machine) Listed(items []runtime.Object, rv string) []Effect {
+func (m *Machine) listed(items []runtime.Object, rv string) []Effect {
 	if m.phase != PhaseListing {
 		return nil
 	}
@@ -75,10 +75,10 @@ func change(old, cur runtime.Object) (watch.Event, bool) {
 	return watch.Event{Type: watch.Modified, Object: cur}, true
 }
 
-// ListFailed reports that List failed with err. A 401/403 stops the machine;
+// listFailed takes the error List failed with (ListFailed). A 401/403 stops the machine;
 // anything else (a 410 included, which a quorum list should never return)
 // backs off and lists again.
-func (m *Machine) ListFailed(err error) []Effect {
+func (m *Machine) listFailed(err error) []Effect {
 	if m.phase != PhaseListing {
 		return nil
 	}

@@ -33,6 +33,12 @@ type Options struct {
 	Known []runtime.Object
 	// Backoff paces retries; zero fields take defaults.
 	Backoff Backoff
+	// Rand is the source of the backoff's jitter. Default: a PCG seeded at
+	// random, as for reflector.Config.Rand (not from the clock, so that
+	// watchers started at the same instant, e.g. in one synctest bubble,
+	// do not jitter in step). Inject a seeded source for reproducible
+	// waits. It is used from the watcher's goroutine only.
+	Rand *rand.Rand
 	// Clock times the waits. Nil means the real clock.
 	Clock clock.WithTicker
 }
@@ -71,7 +77,7 @@ func New(ctx context.Context, opts Options) (*RetryWatcher, error) {
 		Relist:          opts.Lister != nil,
 		Known:           opts.Known,
 		Backoff:         opts.Backoff,
-		Rand:            rand.Float64,
+		Rand:            opts.Rand,
 	})
 	if err != nil {
 		return nil, err
