@@ -94,7 +94,7 @@ func (c *core[T]) lookupForSync(key string) (T, bool) {
 // paging is a list being queued a page at a time (FIFO.ReplacePage, then
 // FIFO.ReplaceEnd). Nothing of the list itself is kept: only the keys that
 // may have to be deleted when it ends.
-type paging struct {
+type paging[T any] struct {
 	// open is set by the first page and cleared by ReplaceEnd.
 	open bool
 	// initial: the list began before anything populated the FIFO, so it
@@ -102,12 +102,15 @@ type paging struct {
 	initial bool
 	// unseen holds the keys queued or known when the list began that
 	// neither a page nor a write has mentioned since; ReplaceEnd queues
-	// their deletion. nil when there were none.
-	unseen map[string]struct{}
+	// their deletion. nil when there were none. Each queued key's value is
+	// its last queued delta then, which (with list marks) gives the
+	// deletion its object if the key has been popped since; a known key's
+	// is the zero Delta.
+	unseen map[string]Delta[T]
 }
 
 // seenLocked records that key was listed or written during an open list.
-func (p *paging) seenLocked(key string) {
+func (p *paging[T]) seenLocked(key string) {
 	if p.unseen != nil {
 		delete(p.unseen, key)
 	}
@@ -122,28 +125,37 @@ func (c *core[T]) beginPagesLocked() {
 	if p.open {
 		initial = p.initial
 	}
-	var unseen map[string]struct{}
-	add := func(key string) {
+	var unseen map[string]Delta[T]
+	add := func(key string, last Delta[T]) {
 		if unseen == nil {
-			unseen = make(map[string]struct{})
+			unseen = make(map[string]Delta[T])
 		}
-		unseen[key] = struct{}{}
+		unseen[key] = last
 	}
 	if c.cfg.inOrder {
 		for i := 0; i < c.ord.events.len(); i++ {
-			add(c.ord.events.at(i).key)
+			if ev := c.ord.events.at(i); !isEndEvent(ev) {
+				add(ev.key, ev.d) // a later event overwrites: the last stays
+			}
 		}
 	} else {
 		for i := 0; i < c.co.order.len(); i++ {
-			add(c.co.order.at(i).key)
+			if q := c.co.order.at(i); q.e != nil {
+				add(q.key, q.e.deltas[len(q.e.deltas)-1])
+			}
 		}
 	}
 	if known := c.cfg.known; known != nil {
 		for _, key := range known.ListKeys() {
-			add(key)
+			if _, queued := unseen[key]; !queued {
+				add(key, Delta[T]{})
+			}
 		}
 	}
-	*p = paging{open: true, initial: initial, unseen: unseen}
+	*p = paging[T]{open: true, initial: initial, unseen: unseen}
+	if c.cfg.listMarks {
+		c.beginMarkedLocked(initial)
+	}
 }
 
 // replacePageLocked queues one page of a paged list: a delta of the
@@ -175,17 +187,18 @@ func (c *core[T]) replacePageLocked(keys []string, deltas []Delta[T], first bool
 			e.append(deltas[i])
 		}
 	}
-	if p.initial {
+	if p.initial && !c.cfg.listMarks {
 		c.initialCount += listed
 	}
 }
 
 // replaceEndLocked completes a paged list: a final-state-unknown deletion
 // for every key that was queued or known when it began and that nothing
-// mentioned since. It ends the initial list if this was it.
-func (c *core[T]) replaceEndLocked() {
+// mentioned since. It ends the initial list if this was it; with list
+// marks, it queues the ListEnd sentinel after the deletions instead.
+func (c *core[T]) replaceEndLocked(rv string) {
 	p := c.paging
-	c.paging = paging{}
+	c.paging = paging[T]{}
 	deletions := 0
 	if len(p.unseen) > 0 {
 		// In order mode: the last queued event of each key.
@@ -196,11 +209,15 @@ func (c *core[T]) replaceEndLocked() {
 				lastEvent[c.ord.events.at(i).key] = i
 			}
 		}
-		for key := range p.unseen {
-			if c.queueUnseenDeletionLocked(key, lastEvent) {
+		for key, last := range p.unseen {
+			if c.queueUnseenDeletionLocked(key, last, lastEvent) {
 				deletions++
 			}
 		}
+	}
+	if c.cfg.listMarks {
+		c.pushEndLocked(rv)
+		return
 	}
 	if p.initial && !c.syncedClosed {
 		c.populated = true
@@ -212,8 +229,10 @@ func (c *core[T]) replaceEndLocked() {
 // queueUnseenDeletionLocked queues the final-state-unknown deletion of a
 // key a paged list did not contain, with its last known state. A key whose
 // last queued delta is a deletion, or that is neither queued nor known any
-// more, needs none. lastEvent indexes the queued events (in order mode).
-func (c *core[T]) queueUnseenDeletionLocked(key string, lastEvent map[string]int) bool {
+// more, needs none; with list marks, a key popped since the list began
+// gets one with the state it had then (atBegin), unless that was a
+// deletion. lastEvent indexes the queued events (in order mode).
+func (c *core[T]) queueUnseenDeletionLocked(key string, atBegin Delta[T], lastEvent map[string]int) bool {
 	d := Delta[T]{Type: Deleted, FinalStateUnknown: true}
 	if c.cfg.inOrder {
 		if i, ok := lastEvent[key]; ok {
@@ -234,6 +253,14 @@ func (c *core[T]) queueUnseenDeletionLocked(key string, lastEvent map[string]int
 		e.append(d)
 		return true
 	}
+	if c.cfg.listMarks {
+		if atBegin.Type == Deleted {
+			return false
+		}
+		d.Object = atBegin.Object
+		c.queueLocked(key, d)
+		return true
+	}
 	if c.cfg.known == nil {
 		return false
 	}
@@ -242,12 +269,18 @@ func (c *core[T]) queueUnseenDeletionLocked(key string, lastEvent map[string]int
 		return false
 	}
 	d.Object = obj
+	c.queueLocked(key, d)
+	return true
+}
+
+// queueLocked appends d to key's queue: a new event in order mode, else
+// the key's entry.
+func (c *core[T]) queueLocked(key string, d Delta[T]) {
 	if c.cfg.inOrder {
 		c.ord.events.push(event[T]{key, d})
 	} else {
 		c.co.add(key, d)
 	}
-	return true
 }
 
 // replacePage queues one page of a paged list. Like replace, it checks and
@@ -260,7 +293,7 @@ func (c *core[T]) replacePage(list []T, first bool) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if first || !c.paging.open {
+	if (first || !c.paging.open) && c.cfg.known != nil {
 		// A new list reads the known objects, which must not be behind a
 		// batch being applied.
 		c.waitIdleLocked()
@@ -275,17 +308,19 @@ func (c *core[T]) replacePage(list []T, first bool) error {
 
 // replaceEnd completes the paged list in progress; without one it is an
 // empty list's end.
-func (c *core[T]) replaceEnd() error {
+func (c *core[T]) replaceEnd(rv string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.waitIdleLocked() // the deletions read the known objects
+	if c.cfg.known != nil {
+		c.waitIdleLocked() // the deletions read the known objects
+	}
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
 	if !c.paging.open {
 		c.beginPagesLocked()
 	}
-	c.replaceEndLocked()
+	c.replaceEndLocked(rv)
 	c.changedLocked()
 	return nil
 }

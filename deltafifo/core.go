@@ -46,6 +46,10 @@ type config[T any] struct {
 	inOrder     bool
 	maxBatch    int
 	metrics     Metrics
+	// listMarks and wholeLists are Options.ListMarks and WholeLists;
+	// known is nil when listMarks is set.
+	listMarks  bool
+	wholeLists bool
 }
 
 // core is the FIFO engine shared by the typed API and the drop-in. Exactly
@@ -63,7 +67,9 @@ type core[T any] struct {
 	// populated is set by the first Add/Update/Delete/Replace.
 	populated bool
 	// initialCount is the number of queued keys (events, in order mode) of
-	// the first Replace not yet processed; zero once synced.
+	// the first Replace not yet processed; zero once synced. With list
+	// marks it is 1 from the initial list's begin until its ListEnd has
+	// been processed.
 	initialCount int
 	// synced is closed, exactly once, when populated && initialCount == 0;
 	// syncedClosed records that it was.
@@ -80,7 +86,13 @@ type core[T any] struct {
 	inflight int
 	idle     sync.Cond
 	// paging is the list being queued a page at a time, if any.
-	paging paging
+	paging paging[T]
+	// beginPending (list marks) says that a list has begun since the last
+	// batch was taken: the next batch opens with a ListBegin item.
+	beginPending bool
+	// ends (list marks) holds the resource versions of the ListEnd
+	// sentinels in the queue, oldest first, one per sentinel.
+	ends ring[listEnd]
 	// drainWaiters counts waitLen calls waiting for the queue to shrink.
 	drainWaiters int
 }
@@ -168,7 +180,8 @@ func (c *core[T]) countRejected() {
 	}
 }
 
-// depthLocked is the number of queued keys or events.
+// depthLocked is the number of queued keys or events, counting ListEnd
+// sentinels.
 func (c *core[T]) depthLocked() int {
 	if c.cfg.inOrder {
 		return c.ord.events.len()
@@ -198,9 +211,15 @@ func (c *core[T]) checkSyncedLocked() {
 	}
 }
 
-// processedLocked accounts for n popped keys (events) after processing.
-func (c *core[T]) processedLocked(n int) {
-	if c.initialCount > 0 {
+// processedLocked accounts for n popped keys (events) after processing;
+// ended says a ListEnd was among them.
+func (c *core[T]) processedLocked(n int, ended bool) {
+	if c.cfg.listMarks {
+		if ended && c.initialCount > 0 {
+			c.initialCount = 0
+			c.checkSyncedLocked()
+		}
+	} else if c.initialCount > 0 {
 		c.initialCount = max(0, c.initialCount-n)
 		c.checkSyncedLocked()
 	}

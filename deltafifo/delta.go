@@ -55,14 +55,45 @@ type Delta[T any] struct {
 	FinalStateUnknown bool
 }
 
-// Item is one key's deltas as handed to a batch process function.
+// Item is one key's deltas as handed to a batch process function, or, in
+// a FIFO with [Options.ListMarks], a list boundary.
 type Item[T any] struct {
-	// Key is the object's key as computed by the FIFO's key function.
+	// Key is the object's key as computed by the FIFO's key function; ""
+	// for a list boundary.
 	Key string
-	// Deltas holds the key's changes, oldest first; never empty. It is only
-	// valid during the call that received it: the FIFO reuses the memory.
+	// Deltas holds the key's changes, oldest first; never empty for a key,
+	// empty for a list boundary. It is only valid during the call that
+	// received it: the FIFO reuses the memory.
 	Deltas []Delta[T]
+	// List is [NoMark] for a key's deltas, or the boundary this item is.
+	List ListMark
+	// ResourceVersion is the list's resource version on a [ListEnd] item,
+	// as given to Replace or ReplaceEnd; "" otherwise.
+	ResourceVersion string
 }
+
+// ListMark says which list boundary an [Item] is. Only a FIFO with
+// [Options.ListMarks] hands them out.
+type ListMark uint8
+
+const (
+	// NoMark: the item is a key's deltas.
+	NoMark ListMark = iota
+	// ListBegin: a list has begun. It is the first item of its batch, and
+	// everything the consumer applies from it on is newer than the list's
+	// start: the consumer opens its replace session here. Two lists begun
+	// with no batch in between share one ListBegin.
+	ListBegin
+	// ListEnd: the list begun at the last ListBegin is complete. It is
+	// the last item of its batch. Every key the FIFO held when the list
+	// began and that the list lacks has had its final-state-unknown
+	// deletion delivered before it; whatever else the consumer holds that
+	// it has neither written nor kept since the ListBegin is gone from the
+	// server, and the consumer deletes it. A list begun while an earlier
+	// one's end was still queued supersedes it: only the later ListEnd is
+	// delivered.
+	ListEnd
+)
 
 // ProcessFunc handles the deltas of one key popped from a FIFO. The deltas
 // slice is only valid during the call: copy it (or the objects) to keep it.

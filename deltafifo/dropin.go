@@ -127,7 +127,7 @@ func (q *dropIn) Update(obj any) error { return q.c.write(Updated, obj) }
 func (q *dropIn) Delete(obj any) error { return q.c.write(Deleted, obj) }
 
 // Replace implements cache.Queue.
-func (q *dropIn) Replace(list []any, _ string) error { return q.c.replace(list) }
+func (q *dropIn) Replace(list []any, _ string) error { return q.c.replace(list, "") }
 
 // Resync implements cache.Queue.
 func (q *dropIn) Resync() error { return q.c.resync() }
@@ -172,7 +172,7 @@ func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
 	var item any = toCacheDeltas(key, e.deltas) // boxed once, shared by process and the result
 	c.co.recycle(e)
 	err := process(item, initial)
-	c.processedLocked(1)
+	c.processedLocked(1, false)
 	return item, err
 }
 
@@ -187,7 +187,7 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 	if err := c.waitLocked(context.Background()); err != nil {
 		return err
 	}
-	limit := c.batchLimitLocked()
+	limit := c.batchLimitLocked(false)
 	n := 0
 	for n < limit && len(c.co.order.at(n).e.deltas) == 1 {
 		n++
@@ -204,6 +204,6 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 		c.co.recycle(e)
 	}
 	err := processBatch(batch, initial)
-	c.processedLocked(n)
+	c.processedLocked(n, false)
 	return err
 }

@@ -16,6 +16,10 @@ var (
 	ErrEmptyKey = errors.New("deltafifo: empty key")
 	// ErrNilFunc is returned by Pop and PopBatch when given a nil function.
 	ErrNilFunc = errors.New("deltafifo: nil process function")
+	// ErrListMarksNeedBatch is returned by Pop on a FIFO with
+	// Options.ListMarks: a list boundary is not a key, so only PopBatch
+	// can hand it over.
+	ErrListMarksNeedBatch = errors.New("deltafifo: a FIFO with list marks pops with PopBatch")
 	// ErrTransform wraps an error returned by Options.Transform.
 	ErrTransform = errors.New("deltafifo: transform failed")
 )

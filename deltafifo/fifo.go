@@ -45,8 +45,10 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		inOrder:        opts.InOrder,
 		maxBatch:       opts.MaxBatch,
 		metrics:        opts.Metrics,
+		listMarks:      opts.ListMarks,
+		wholeLists:     opts.ListMarks && opts.WholeLists,
 	}
-	if opts.KnownObjects != nil {
+	if opts.KnownObjects != nil && !opts.ListMarks {
 		cfg.known = typedKnown[T]{opts.KnownObjects}
 	}
 	return &FIFO[T]{c: newCore(cfg)}
@@ -82,9 +84,12 @@ func (f *FIFO[T]) Delete(obj T) error { return f.c.write(Deleted, obj) }
 // checked and transformed before anything is queued: any bad object makes
 // Replace fail with the queue untouched. resourceVersion is accepted for
 // symmetry with client-go and not used.
+//
+// With [Options.ListMarks] the list is queued between a [ListBegin] and a
+// [ListEnd] carrying resourceVersion, and the deletions are only those of
+// keys the FIFO itself holds.
 func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
-	_ = resourceVersion
-	return f.c.replace(list)
+	return f.c.replace(list, resourceVersion)
 }
 
 // ReplacePage queues one page of a list that arrives in pages, so that
@@ -103,12 +108,10 @@ func (f *FIFO[T]) ReplacePage(list []T, first bool) error { return f.c.replacePa
 // ReplaceEnd completes the list begun by the last first ReplacePage: a
 // Deleted delta with FinalStateUnknown for every key that was queued or
 // known (KnownObjects) when that list began and that neither a page nor an
-// Add, Update or Delete has mentioned since. resourceVersion is accepted
-// for symmetry with Replace and not used. Without a list in progress it
-// ends an empty one.
+// Add, Update or Delete has mentioned since. resourceVersion is used as
+// for Replace. Without a list in progress it ends an empty one.
 func (f *FIFO[T]) ReplaceEnd(resourceVersion string) error {
-	_ = resourceVersion
-	return f.c.replaceEnd()
+	return f.c.replaceEnd(resourceVersion)
 }
 
 // WaitLen blocks until Len is at most n: n keys (events, in in-order mode)
@@ -130,6 +133,9 @@ func (f *FIFO[T]) Resync() error { return f.c.resync() }
 func (f *FIFO[T]) Pop(ctx context.Context, process ProcessFunc[T]) error {
 	if process == nil {
 		return ErrNilFunc
+	}
+	if f.c.cfg.listMarks {
+		return ErrListMarksNeedBatch
 	}
 	return f.c.pop(ctx, process)
 }

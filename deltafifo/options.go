@@ -51,6 +51,23 @@ type Options[T store.Object] struct {
 	// MaxBatch caps the number of keys PopBatch hands over at once.
 	// Default 1000.
 	MaxBatch int
+	// ListMarks makes the FIFO a pure queue for a consumer that keeps its
+	// own store and deletes what a relist lacks itself (the informer):
+	// Replace, ReplacePage and ReplaceEnd queue the list's objects between
+	// a [ListBegin] and a [ListEnd] item that [FIFO.PopBatch] hands over in
+	// queue order, and the FIFO never reads the consumer's store. It
+	// queues the final-state-unknown deletion only of keys it holds itself
+	// when a list begins; Delete queues every deletion (the consumer knows
+	// whether the key exists). Writes and lists never wait for a batch
+	// being applied. KnownObjects is ignored, and only PopBatch may pop
+	// (Pop returns [ErrListMarksNeedBatch]). HasSynced turns true once the
+	// first ListEnd has been processed.
+	ListMarks bool
+	// WholeLists, with ListMarks, hands a list queued by one Replace to
+	// PopBatch in one batch, from its ListBegin to its ListEnd, however
+	// many keys it holds: a consumer that applies a batch atomically then
+	// applies each relist atomically too.
+	WholeLists bool
 	// Metrics, if set, receives depth and rejection counts.
 	Metrics Metrics
 }

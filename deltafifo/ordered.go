@@ -17,6 +17,8 @@ type ordered[T any] struct {
 	// empty and batchDeltas zeroed between calls.
 	seen        map[string]struct{}
 	batchDeltas []Delta[T]
+	// taken is the number of batchDeltas in use by the running batch.
+	taken int
 }
 
 // replaceOrderedLocked queues a Replace in in-order mode: first a

@@ -24,19 +24,24 @@ func (c *core[T]) pop(ctx context.Context, process ProcessFunc[T]) error {
 		err = process(key, e.deltas, initial)
 		c.co.recycle(e)
 	}
-	c.processedLocked(1)
+	c.processedLocked(1, false)
 	if c.cfg.metrics != nil {
 		c.cfg.metrics.Depth(c.depthLocked())
 	}
 	return err
 }
 
-// batchLimitLocked is how many keys the next batch may hold: at most
-// maxBatch, and never past the end of the first Replace, so that
-// isInInitialList is the same for the whole batch.
-func (c *core[T]) batchLimitLocked() int {
+// batchLimitLocked is how many queued elements the next batch may take:
+// at most maxBatch, and never past the end of the first Replace, so that
+// isInInitialList is the same for the whole batch (with list marks, the
+// ListEnd sentinel ends a batch instead). A whole list's batch may take
+// everything up to its ListEnd.
+func (c *core[T]) batchLimitLocked(whole bool) int {
+	if whole {
+		return c.depthLocked()
+	}
 	limit := min(c.cfg.maxBatch, c.depthLocked())
-	if c.initialCount > 0 {
+	if c.initialCount > 0 && !c.cfg.listMarks {
 		limit = min(limit, c.initialCount)
 	}
 	return limit
@@ -59,25 +64,23 @@ func (c *core[T]) popBatch(ctx context.Context, process BatchFunc[T]) error {
 		return err
 	}
 	initial := !c.syncedClosed
-	limit := c.batchLimitLocked()
-	if c.cfg.inOrder {
-		c.takeOrderedBatchLocked(limit)
-	} else {
-		for range limit {
-			key, e := c.co.take()
-			c.co.taken = append(c.co.taken, e)
-			c.batch = append(c.batch, Item[T]{Key: key, Deltas: e.deltas})
-		}
+	whole := c.beginPending && c.cfg.wholeLists
+	if c.beginPending {
+		c.beginPending = false
+		c.batch = append(c.batch, Item[T]{List: ListBegin})
 	}
-	n := len(c.batch)
-	c.inflight = n
-	c.mu.Unlock()
-	err := c.runBatch(process, initial)
-	c.mu.Lock()
-	c.inflight = 0
-	c.idle.Broadcast()
-	c.releaseBatchLocked()
-	c.processedLocked(n)
+	n, ended := c.takeBatchLocked(c.batchLimitLocked(whole), whole)
+	var err error
+	if len(c.batch) > 0 { // not only void sentinels
+		c.inflight = n
+		c.mu.Unlock()
+		err = c.runBatch(process, initial)
+		c.mu.Lock()
+		c.inflight = 0
+		c.idle.Broadcast()
+		c.releaseBatchLocked()
+	}
+	c.processedLocked(n, ended)
 	if c.cfg.metrics != nil {
 		c.cfg.metrics.Depth(c.depthLocked())
 	}
@@ -103,32 +106,69 @@ func (c *core[T]) runBatch(process BatchFunc[T], initial bool) (err error) {
 	return err
 }
 
-// takeOrderedBatchLocked moves up to limit leading events with distinct
-// keys into c.batch.
-func (c *core[T]) takeOrderedBatchLocked(limit int) {
-	q := &c.ord
+// takeBatchLocked moves up to limit queued elements into c.batch, in
+// order: keys (events), and with list marks ListEnd sentinels, the first
+// non-void one of which ends the batch. In order mode the batch also ends
+// before an event whose key it holds, unless allowDup. It returns how
+// many elements it popped and whether a ListEnd ended the batch.
+func (c *core[T]) takeBatchLocked(limit int, allowDup bool) (popped int, ended bool) {
+	if c.cfg.inOrder {
+		c.ord.prepareBatch(limit)
+	}
+	for popped < limit {
+		switch {
+		case c.headIsEndLocked():
+			popped++
+			if c.takeEndLocked() {
+				return popped, true
+			}
+			continue
+		case c.cfg.inOrder:
+			if !c.takeEventLocked(allowDup) {
+				return popped, false
+			}
+		default:
+			key, e := c.co.take()
+			c.co.taken = append(c.co.taken, e)
+			c.batch = append(c.batch, Item[T]{Key: key, Deltas: e.deltas})
+		}
+		popped++
+	}
+	return popped, false
+}
+
+// prepareBatch readies the scratch space for a batch of up to limit events.
+func (q *ordered[T]) prepareBatch(limit int) {
 	if q.seen == nil {
 		q.seen = make(map[string]struct{})
 	}
 	if cap(q.batchDeltas) < limit {
 		q.batchDeltas = make([]Delta[T], limit)
 	}
-	for i := range limit {
-		key := q.events.at(0).key
-		if _, dup := q.seen[key]; dup {
-			break
-		}
-		q.seen[key] = struct{}{}
-		q.batchDeltas[i] = q.events.pop().d
-		c.batch = append(c.batch, Item[T]{Key: key, Deltas: q.batchDeltas[i : i+1 : i+1]})
+}
+
+// takeEventLocked moves the oldest event into c.batch, unless its key is
+// in the batch already and allowDup is false. It reports whether it did.
+func (c *core[T]) takeEventLocked(allowDup bool) bool {
+	q := &c.ord
+	key := q.events.at(0).key
+	if _, dup := q.seen[key]; dup && !allowDup {
+		return false
 	}
+	q.seen[key] = struct{}{}
+	i := q.taken
+	q.batchDeltas[i] = q.events.pop().d
+	q.taken++
+	c.batch = append(c.batch, Item[T]{Key: key, Deltas: q.batchDeltas[i : i+1 : i+1]})
+	return true
 }
 
 // releaseBatchLocked recycles the memory handed to a batch process function.
 func (c *core[T]) releaseBatchLocked() {
 	if c.cfg.inOrder {
 		clear(c.ord.seen)
-		clear(c.ord.batchDeltas[:len(c.batch)])
+		clear(c.ord.batchDeltas[:c.ord.taken])
+		c.ord.taken = 0
 	} else {
 		for i, e := range c.co.taken {
 			c.co.recycle(e)

@@ -10,7 +10,7 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if typ == Deleted && !c.cfg.inOrder {
+	if typ == Deleted && !c.cfg.inOrder && c.cfg.known != nil {
 		// skipDelete below asks the known store, which must not be behind
 		// a batch being applied.
 		c.waitIdleLocked()
@@ -25,7 +25,7 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	if c.cfg.inOrder {
 		c.ord.events.push(event[T]{key, d})
 	} else {
-		if typ == Deleted && c.co.skipDelete(key, c.cfg.known) {
+		if typ == Deleted && !c.cfg.listMarks && c.co.skipDelete(key, c.cfg.known) {
 			return nil
 		}
 		c.co.add(key, d)
@@ -45,21 +45,29 @@ func (c *core[T]) listDeltaType() DeltaType {
 
 // replace queues a relist. It validates and transforms the whole list
 // first, so a bad object refuses the call and leaves the queue untouched.
-func (c *core[T]) replace(list []T) error {
+func (c *core[T]) replace(list []T, rv string) error {
 	keys, deltas, err := c.prepareList(c.listDeltaType(), list)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.waitIdleLocked()
+	if c.cfg.known != nil {
+		c.waitIdleLocked() // the deletions read the known objects
+	}
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
-	c.paging = paging{} // a whole list supersedes one in pages
-	if c.cfg.inOrder {
+	c.paging = paging[T]{} // a whole list supersedes one in pages
+	switch {
+	case c.cfg.listMarks:
+		// One list, begun and ended at once: the pages path does it.
+		c.beginPagesLocked()
+		c.replacePageLocked(keys, deltas, false)
+		c.replaceEndLocked(rv)
+	case c.cfg.inOrder:
 		c.replaceOrderedLocked(keys, deltas)
-	} else {
+	default:
 		c.replaceCoalescingLocked(keys, deltas)
 	}
 	c.changedLocked()
@@ -71,7 +79,9 @@ func (c *core[T]) replace(list []T) error {
 func (c *core[T]) resync() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.waitIdleLocked()
+	if c.cfg.known != nil {
+		c.waitIdleLocked() // resync reads the known objects
+	}
 	if c.closed && c.cfg.rejectClosed {
 		return c.cfg.closedErr
 	}
