@@ -5,78 +5,163 @@ import (
 	"time"
 )
 
-// BackoffConfig configures the retry delays. Zero fields take the defaults,
-// which are client-go's: 800ms doubling to 30s, jitter 1.0 (so a delay d
-// becomes a random value in [d, 2d)), reset after 2m without a failure.
-type BackoffConfig struct {
-	// Initial is the first delay. Default 800ms.
+// Backoff is the retry-delay policy of both engines that talk to the API
+// server: the reflector (Config.Backoff) and the RetryWatcher
+// (retrywatcher.Backoff is this type). It is pure: the failure count, the
+// time and the random source are passed in, and it never sleeps.
+//
+// The n-th failure of a run waits min(Initial·Factor^(n-1), Max) (Delay),
+// plus a random fraction in [0, Jitter) of that. A run starts again from
+// Initial when a failure comes ResetAfter or more after the previous one
+// (Next), or when its owner says so (the RetryWatcher: on any delivered
+// event).
+//
+// Zero fields take the owner's defaults, which differ on purpose:
+//
+//	             reflector   RetryWatcher
+//	Initial      800ms       500ms
+//	Max          30s         30s
+//	Factor       2           2
+//	Jitter       1.0         none
+//	ResetAfter   2m          never
+//	Slow         Max         (not used)
+//
+// The reflector's are client-go's reflector defaults: an informer is one of
+// many (every controller, every replica) that fail together when an API
+// server restarts, so full jitter spreads their relists, and a quiet 2m
+// ends a run because nothing else tells an informer that it recovered. A
+// RetryWatcher is one consumer's stream: it knows exactly when it made
+// progress (a delivered event ends the run, so it needs no ResetAfter),
+// retries a little sooner, and, without jitter, keeps the documented pace
+// (7 watch calls in the first minute of an outage, then 2 a minute). It
+// ends on 401 and 403 instead of retrying them slowly, so Slow is the
+// reflector's alone.
+type Backoff struct {
+	// Initial is the first delay of a run.
 	Initial time.Duration
-	// Max caps the delay before jitter. Default 30s.
+	// Max caps the delay before jitter. The reflector raises it to Initial
+	// if it is lower; the RetryWatcher then waits Max.
 	Max time.Duration
-	// Factor multiplies the delay after each failure. Default 2; must be >= 1.
+	// Factor multiplies the delay after each failure; values below 1 take
+	// the default (the reflector rejects a Factor in (0, 1)).
 	Factor float64
-	// Jitter adds a random fraction in [0, Jitter) of the delay. Default 1.0;
-	// a negative value disables jitter.
+	// Jitter adds a random fraction in [0, Jitter) of the delay; a
+	// negative value disables jitter.
 	Jitter float64
 	// ResetAfter: a failure that comes this long after the previous one
-	// starts again from Initial. Default 2m.
+	// starts a new run. Zero or negative takes the default; the
+	// RetryWatcher's, zero, means never.
 	ResetAfter time.Duration
 	// Slow is the minimum delay after 401, 403 and 404, which do not clear
-	// by themselves quickly. Default: Max.
+	// by themselves quickly (reflector only).
 	Slow time.Duration
+	// Cap is the RetryWatcher's former name for Max, read when Max is zero.
+	//
+	// Deprecated: use Max.
+	Cap time.Duration
 }
 
-func (c BackoffConfig) withDefaults() BackoffConfig {
-	if c.Initial <= 0 {
-		c.Initial = 800 * time.Millisecond
+// BackoffConfig is Backoff under the reflector's first name for it; both
+// names stay.
+type BackoffConfig = Backoff
+
+// WithDefaults returns b with the fields it leaves unset taken from def:
+// Initial, Max (or Cap), ResetAfter and Slow when zero or negative, Factor
+// when below 1, Jitter when zero (a negative Jitter becomes 0: none). Cap
+// is folded into Max.
+func (b Backoff) WithDefaults(def Backoff) Backoff {
+	if b.Initial <= 0 {
+		b.Initial = def.Initial
 	}
-	if c.Max <= 0 {
-		c.Max = 30 * time.Second
+	if b.Max <= 0 {
+		b.Max = b.Cap
 	}
-	if c.Max < c.Initial {
-		c.Max = c.Initial
+	if b.Max <= 0 {
+		b.Max = def.Max
 	}
-	if c.Factor == 0 {
-		c.Factor = 2
+	b.Cap = 0
+	if b.Factor < 1 {
+		b.Factor = def.Factor
 	}
-	if c.Jitter == 0 {
-		c.Jitter = 1
+	if b.Jitter == 0 {
+		b.Jitter = def.Jitter
 	}
-	if c.Jitter < 0 {
-		c.Jitter = 0
+	if b.Jitter < 0 {
+		b.Jitter = 0
 	}
-	if c.ResetAfter <= 0 {
-		c.ResetAfter = 2 * time.Minute
+	if b.ResetAfter <= 0 {
+		b.ResetAfter = def.ResetAfter
 	}
-	if c.Slow <= 0 {
-		c.Slow = c.Max
+	if b.Slow <= 0 {
+		b.Slow = def.Slow
 	}
-	return c
+	return b
 }
 
-// backoff is a pure exponential backoff policy: time and randomness are
-// passed in, it never sleeps.
+// Next returns the number, in its run, of a failure at now, given the
+// previous failure's number n (0 for none) and time last: n+1, or 1 when
+// ResetAfter is set and the previous failure is at least that old.
+func (b Backoff) Next(n int, last, now time.Time) int {
+	if n > 0 && b.ResetAfter > 0 && now.Sub(last) >= b.ResetAfter {
+		return 1
+	}
+	return n + 1
+}
+
+// Delay returns the wait before retrying after the n-th failure of a run
+// (n >= 1): min(Initial·Factor^(n-1), Max), multiplied out a step at a
+// time in whole nanoseconds, plus a random fraction in [0, Jitter) of it
+// drawn from r. With a nil r, or no Jitter, it is the schedule's floor
+// and draws nothing.
+func (b Backoff) Delay(n int, r *rand.Rand) time.Duration {
+	d := min(b.Initial, b.Max)
+	for i := 1; i < n && d < b.Max; i++ {
+		next := min(time.Duration(float64(d)*b.Factor), b.Max)
+		if next == d {
+			break
+		}
+		d = next
+	}
+	if b.Jitter > 0 && r != nil {
+		d += time.Duration(r.Float64() * b.Jitter * float64(d))
+	}
+	return d
+}
+
+// defaultBackoff is the reflector's (client-go's); see Backoff.
+var defaultBackoff = Backoff{
+	Initial:    800 * time.Millisecond,
+	Max:        30 * time.Second,
+	Factor:     2,
+	Jitter:     1,
+	ResetAfter: 2 * time.Minute,
+}
+
+// withDefaults applies the reflector's defaults: defaultBackoff, Max at
+// least Initial, and Slow defaulting to Max.
+func (b Backoff) withDefaults() Backoff {
+	b = b.WithDefaults(defaultBackoff)
+	if b.Max < b.Initial {
+		b.Max = b.Initial
+	}
+	if b.Slow <= 0 {
+		b.Slow = b.Max
+	}
+	return b
+}
+
+// backoff is a reflector's run of failures under its Backoff.
 type backoff struct {
-	cfg BackoffConfig // defaults applied
-	// next is the un-jittered delay of the next failure; 0 means Initial.
-	next time.Duration
-	// last is the time of the previous failure; zero before the first.
+	cfg Backoff // defaults applied
+	// n is the number of the previous failure in the current run, 0
+	// before the first; last is its time.
+	n    int
 	last time.Time
 }
 
 // delay records a failure at now and returns how long to wait.
 func (b *backoff) delay(now time.Time, r *rand.Rand) time.Duration {
-	if !b.last.IsZero() && now.Sub(b.last) >= b.cfg.ResetAfter {
-		b.next = 0
-	}
-	if b.next == 0 {
-		b.next = b.cfg.Initial
-	}
-	d := b.next
-	b.next = min(time.Duration(float64(b.next)*b.cfg.Factor), b.cfg.Max)
+	b.n = b.cfg.Next(b.n, b.last, now)
 	b.last = now
-	if b.cfg.Jitter > 0 {
-		d += time.Duration(r.Float64() * b.cfg.Jitter * float64(d))
-	}
-	return d
+	return b.cfg.Delay(b.n, r)
 }

@@ -44,3 +44,55 @@ func TestBackoffNoJitter(t *testing.T) {
 		}
 	}
 }
+
+// TestBackoffPolicy: the shared policy's pure parts. Delay is the
+// schedule min(Initial·Factor^(n-1), Max) (its floor without a random
+// source), Next starts a new run only after ResetAfter (never when it is
+// zero, the RetryWatcher's default), and WithDefaults fills only what is
+// unset, folding the former Cap into Max.
+func TestBackoffPolicy(t *testing.T) {
+	b := Backoff{Initial: 500 * time.Millisecond, Max: 3 * time.Second, Factor: 2, Jitter: 1}
+	var got []time.Duration
+	for n := 1; n <= 5; n++ {
+		got = append(got, b.Delay(n, nil))
+	}
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("floors %v, want %v", got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for n := 1; n <= 5; n++ {
+		if d := b.Delay(n, r); d < want[n-1] || d >= 2*want[n-1] {
+			t.Fatalf("Delay(%d) = %v outside [%v, %v)", n, d, want[n-1], 2*want[n-1])
+		}
+	}
+	if d := (Backoff{Initial: time.Second, Max: 500 * time.Millisecond, Factor: 2}).Delay(3, nil); d != 500*time.Millisecond {
+		t.Errorf("Max below Initial: Delay = %v, want Max", d)
+	}
+
+	if n := b.Next(7, t0, t0.Add(time.Hour)); n != 8 {
+		t.Errorf("Next without ResetAfter = %d, want 8", n)
+	}
+	b.ResetAfter = time.Minute
+	if n := b.Next(7, t0, t0.Add(59*time.Second)); n != 8 {
+		t.Errorf("Next before ResetAfter = %d, want 8", n)
+	}
+	if n := b.Next(7, t0, t0.Add(time.Minute)); n != 1 {
+		t.Errorf("Next after ResetAfter = %d, want 1", n)
+	}
+	if n := b.Next(0, time.Time{}, t0); n != 1 {
+		t.Errorf("first Next = %d, want 1", n)
+	}
+
+	def := Backoff{Initial: time.Second, Max: time.Minute, Factor: 3, Jitter: 0.5, ResetAfter: time.Hour, Slow: 2 * time.Minute}
+	if got := (Backoff{}).WithDefaults(def); got != def {
+		t.Errorf("zero WithDefaults = %+v, want %+v", got, def)
+	}
+	got2 := Backoff{Initial: 2 * time.Second, Cap: 10 * time.Second, Factor: 0.5, Jitter: -1}.WithDefaults(def)
+	want2 := Backoff{Initial: 2 * time.Second, Max: 10 * time.Second, Factor: 3, Jitter: 0, ResetAfter: time.Hour, Slow: 2 * time.Minute}
+	if got2 != want2 {
+		t.Errorf("WithDefaults = %+v, want %+v", got2, want2)
+	}
+}

@@ -61,8 +61,9 @@ type Config[T store.Object] struct {
 	// without it never completes. Default 2m; negative disables it (for
 	// resources so large that streaming them takes longer).
 	StreamDeadline time.Duration
-	// Backoff configures retry delays.
-	Backoff BackoffConfig
+	// Backoff configures retry delays; zero fields take the reflector's
+	// defaults (see Backoff).
+	Backoff Backoff
 	// Rand is the source of jitter and watch timeouts. Default: a PCG seeded
 	// at random. Inject a seeded source for deterministic runs. It is used
 	// from one goroutine only.

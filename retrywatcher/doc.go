@@ -16,7 +16,7 @@
 //
 // Whatever the server does, a RetryWatcher makes no more watch calls than
 // its backoff allows. Only a watch that delivered an event reopens at once
-// (and one that stayed open for at least [Backoff].Cap: an idle watch
+// (and one that stayed open for at least [Backoff].Max: an idle watch
 // ending normally). Every other attempt counts as a failure and waits the
 // next backoff step: a watch that failed to open, ended with an ERROR
 // event, closed at once, or sent only bookmarks. With the defaults, a

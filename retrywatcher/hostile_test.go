@@ -257,10 +257,10 @@ const pacingWindow = time.Minute
 // The model. Call k is free when the stream of call k-1 carried an event
 // newer than the RV it was opened from (real progress: the watcher may
 // reconnect at once, and the server's own writes bound how often that
-// happens), or stayed open for at least b.Cap (an idle watch ending:
+// happens), or stayed open for at least b.Max (an idle watch ending:
 // reconnecting at once is no faster than the backoff's slowest pace).
 // Every other call is paced: if it is the j-th paced call since the last
-// free one, it must come at least d_j = min(Initial·Factor^(j-1), Cap)
+// free one, it must come at least d_j = min(Initial·Factor^(j-1), Max)
 // after the previous call's answer ended (its error, or its stream's
 // close). d_j is the schedule without jitter; jitter and Retry-After only
 // lengthen waits, and the machine's failure count never runs behind j, so
@@ -284,7 +284,7 @@ const pacingWindow = time.Minute
 // 1 + 6 = 7 calls: the waits 0.5+1+2+4+8+16 = 31.5s fit, a seventh of 30s
 // does not. client-go's RetryWatcher would allow 60.
 func checkPacing(b Backoff, reqs []hostileReq) (most, bound int, err error) {
-	b = b.withDefaults()
+	b = b.WithDefaults(defaultBackoff)
 	free := make([]bool, len(reqs))
 	run := 0
 	for k := 1; k < len(reqs); k++ {
@@ -292,12 +292,12 @@ func checkPacing(b Backoff, reqs []hostileReq) (most, bound int, err error) {
 		if prev.end.IsZero() || cur.at.Before(prev.end) {
 			return 0, 0, fmt.Errorf("call %d at %v while call %d (%s) was still open", k, cur.at, k-1, prev.behaviour)
 		}
-		if prev.sentNew || prev.end.Sub(prev.at) >= b.Cap {
+		if prev.sentNew || prev.end.Sub(prev.at) >= b.Max {
 			free[k], run = true, 0
 			continue
 		}
 		run++
-		if gap, need := cur.at.Sub(prev.end), b.delay(run, 0); gap < need {
+		if gap, need := cur.at.Sub(prev.end), b.Delay(run, nil); gap < need {
 			return 0, 0, fmt.Errorf("call %d (paced #%d in its run, after %s) came %v after the previous answer ended, want >= %v",
 				k, run, prev.behaviour, gap, need)
 		}
@@ -324,7 +324,7 @@ func checkPacing(b Backoff, reqs []hostileReq) (most, bound int, err error) {
 func maxPaced(b Backoff, runs int, w time.Duration) int {
 	n := 0
 	for j := 1; ; j++ {
-		d := b.delay(j, 0)
+		d := b.Delay(j, nil)
 		m := min(runs, int(w/d))
 		n += m
 		w -= time.Duration(m) * d
@@ -348,8 +348,8 @@ func TestHostileServerProperty(t *testing.T) {
 	}
 	backoffs := []Backoff{
 		{}, // the drop-in's default: 500ms doubling to 30s, no jitter
-		{Initial: 800 * time.Millisecond, Factor: 2, Cap: 30 * time.Second, Jitter: 0.5},
-		{Initial: 100 * time.Millisecond, Factor: 1.5, Cap: 5 * time.Second, Jitter: 1},
+		{Initial: 800 * time.Millisecond, Factor: 2, Max: 30 * time.Second, Jitter: 0.5},
+		{Initial: 100 * time.Millisecond, Factor: 1.5, Max: 5 * time.Second, Jitter: 1},
 	}
 	start := time.Now()
 	var calls, maxCalls, stopped410 int

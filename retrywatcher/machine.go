@@ -22,7 +22,7 @@ import (
 //     malformed resource version, are dropped; ERROR events and a closed
 //     stream (WatchClosed) lead where WatchFailed does, except that a
 //     stream that delivered an event, or stayed open for at least
-//     Backoff.Cap, reopens at once (→ PhaseOpening).
+//     Backoff.Max, reopens at once (→ PhaseOpening).
 //   - PhaseWaiting: Wait emitted; Deadline is its end. A Tick at or after
 //     it → PhaseOpening, or PhaseListing if the wait was before a list.
 //   - PhaseListing: List emitted (relist mode only). Listed → PhaseOpening
@@ -82,8 +82,11 @@ type Machine struct {
 	lastNum uint64
 	// failures counts consecutive attempts that made no progress; it sets
 	// the next backoff and is reset by a delivered event, a list, or a
-	// stream that stayed open for at least the backoff's cap.
+	// stream that stayed open for at least the backoff's cap (Max); it
+	// starts again at 1 when Backoff.ResetAfter is set and the last
+	// failure, at lastFail, is that old.
 	failures int
+	lastFail time.Time
 	// progressed is true once the open watch has delivered an event.
 	// Bookmarks do not count: a server that sends only bookmarks and closes
 	// must not be re-watched without delay.
@@ -117,7 +120,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	m := &Machine{relist: cfg.Relist, backoff: cfg.Backoff.withDefaults(), rand: cfg.Rand}
+	m := &Machine{relist: cfg.Relist, backoff: cfg.Backoff.WithDefaults(defaultBackoff), rand: cfg.Rand}
 	if rv != "" {
 		num, ok := parseRV(rv)
 		if !ok {
@@ -218,7 +221,7 @@ func (m *Machine) streamClosed() []Effect {
 	if m.phase != PhaseWatching {
 		return nil
 	}
-	if m.progressed || m.now.Sub(m.openedAt) >= m.backoff.Cap {
+	if m.progressed || m.now.Sub(m.openedAt) >= m.backoff.Max {
 		m.failures = 0
 		return m.open()
 	}
@@ -344,12 +347,9 @@ func (m *Machine) list() []Effect {
 // comes next.
 func (m *Machine) wait(floor time.Duration, reason string) []Effect {
 	m.listNext = m.phase == PhaseListing
-	m.failures++
-	r := 0.0
-	if m.backoff.Jitter > 0 {
-		r = m.rand.Float64()
-	}
-	d := max(m.backoff.delay(m.failures, r), floor)
+	m.failures = m.backoff.Next(m.failures, m.lastFail, m.now)
+	m.lastFail = m.now
+	d := max(m.backoff.Delay(m.failures, m.rand), floor)
 	m.phase, m.wakeAt = PhaseWaiting, m.now.Add(d)
 	return []Effect{Wait{For: d, Reason: reason}}
 }
