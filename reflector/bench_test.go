@@ -65,7 +65,7 @@ func benchServer(b *testing.B, pods int) (*fake.Server, *fake.ListerWatcher) {
 	}
 	for i := range pods {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p" + strconv.Itoa(i)}}
-		if _, err := srv.Create(context.Background(), p); err != nil {
+		if _, err := srv.Create(b.Context(), p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -100,7 +100,7 @@ func BenchmarkInitialSync(b *testing.B) {
 	for _, which := range []string{"listwatch", "listwatch-paged", "client-go"} {
 		b.Run(which, func(b *testing.B) {
 			for range b.N {
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, cancel := context.WithCancel(b.Context())
 				sink := newSignalStore(-1)
 				done := startSubject(ctx, b, which, lw, sink)
 				<-sink.synced
@@ -116,7 +116,7 @@ func BenchmarkWatchEvents(b *testing.B) {
 	for _, which := range []string{"listwatch", "client-go"} {
 		b.Run(which, func(b *testing.B) {
 			srv, lw := benchServer(b, 100)
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(b.Context())
 			defer cancel()
 			sink := newSignalStore(b.N)
 			done := startSubject(ctx, b, which, lw, sink)
