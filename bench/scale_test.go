@@ -91,7 +91,8 @@ var scaleKinds = []scaleKind{
 // pods: the decoded corpus and its encoded pages and frames), which raises
 // the collector's heap goal (GOGC=100: twice the whole live heap) and so
 // the garbage a sample can include: the peaks are upper bounds of what an
-// informer in a process of its own would need.
+// informer in a process of its own would need. base-MB is that live heap
+// before the informer (the source and the test binary).
 //
 // Time: about 1 minute for 10k and 100k of both kinds, 1M configmaps
 // another ~2 minutes; run the 1M points with -benchtime 1x -count 1
@@ -116,9 +117,10 @@ func BenchmarkScale(b *testing.B) {
 // scaleRun runs b.N sync-then-relist rounds of lib on src and reports the
 // means.
 func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
-	var syncSec, relistSec, waitSec, live, peakSync, peakRelist float64
+	var syncSec, relistSec, waitSec, live, peakSync, peakRelist, source float64
 	for range b.N {
 		base := liveHeap()
+		source += float64(base)
 		cnt := newCounter(int64(n))
 		hs := sampleHeap(5 * time.Millisecond)
 		t0 := time.Now()
@@ -148,6 +150,7 @@ func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
 	b.ReportMetric(live/objs, "live-B/obj")
 	b.ReportMetric(peakSync/rounds/mb, "peak-sync-MB")
 	b.ReportMetric(peakRelist/rounds/mb, "peak-relist-MB")
+	b.ReportMetric(source/rounds/mb, "base-MB")
 	b.ReportMetric(peakSync/objs, "peak-sync-B/obj")
 	b.ReportMetric(peakRelist/objs, "peak-relist-B/obj")
 }

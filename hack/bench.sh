@@ -9,13 +9,16 @@
 #   BENCH_E2E=0 hack/bench.sh        # skip the real-apiserver scenario
 #   BENCH_FILTER=fanout hack/bench.sh  # only the groups whose name matches
 #   BENCH_REUSE=1 BENCH_OUT=dir hack/bench.sh  # re-render from earlier raw results
+#   BENCH_FILTER=scale hack/bench.sh   # the scale curve (10k, 100k, 1M objects)
 #
 # Environment: BENCH_COUNT (default 10), BENCH_E2E (default 1), BENCH_TIMEOUT
 # (per group, default 30m; the workqueue group's is BENCH_WQ_TIMEOUT, default
 # 10m; a group that times out keeps its finished rows),
 # BENCH_FILTER
 # (a grep -E pattern over group names; default all), BENCH_OUT (raw output
-# directory, default a fresh temporary directory), BENCH_DOC (default
+# directory, default a fresh temporary directory), BENCH_SCALE_COUNT (the
+# -count of the scale group's 10k and 100k points, default 3; its 1M points,
+# group scale-1m, always run once: several GiB and minutes each), BENCH_DOC (default
 # docs/benchmarks.md; with BENCH_FILTER set the default is
 # $BENCH_OUT/benchmarks.md, so a partial run never overwrites the doc).
 # GOMAXPROCS and GOGC are fixed (2 and 100) so that runs are comparable.
@@ -50,20 +53,20 @@ if [ "${BENCH_REUSE:-0}" != 1 ]; then
 	fi
 fi
 
-run_group() { # name pattern benchtime binary [timeout]
-	local name=$1 pattern=$2 benchtime=$3 bin=$4 timeout=${5:-${BENCH_TIMEOUT:-30m}}
+run_group() { # name pattern benchtime binary [timeout] [count]
+	local name=$1 pattern=$2 benchtime=$3 bin=$4 timeout=${5:-${BENCH_TIMEOUT:-30m}} count=${6:-$COUNT}
 	if [ -n "$FILTER" ] && ! grep -qE "$FILTER" <<<"$name"; then
 		return
 	fi
-	echo "== $name: -bench '$pattern' -benchtime $benchtime -count $COUNT ($(date -u +%H:%M:%S))" >&2
+	echo "== $name: -bench '$pattern' -benchtime $benchtime -count $count ($(date -u +%H:%M:%S))" >&2
 	(cd bench && "$bin" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" \
-		-test.count "$COUNT" -test.timeout "$timeout") | tee "$OUT/$name.txt" | grep -E '^Benchmark' >&2 || true
-	printf '%s\t%s\t%s\n' "$name" "$pattern" "$benchtime" >>"$OUT/groups"
+		-test.count "$count" -test.timeout "$timeout") | tee "$OUT/$name.txt" | grep -E '^Benchmark' >&2 || true
+	printf '%s\t%s\t%s\t%s\n' "$name" "$pattern" "$benchtime" "$count" >>"$OUT/groups"
 }
 
 if [ "${BENCH_REUSE:-0}" = 1 ]; then
 	# Re-render the doc from the raw results already in $BENCH_OUT.
-	run_group() { if [ -f "$OUT/$1.txt" ]; then printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$OUT/groups"; fi; }
+	run_group() { if [ -f "$OUT/$1.txt" ]; then printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${6:-$COUNT}" >>"$OUT/groups"; fi; }
 fi
 
 : >"$OUT/groups"
@@ -75,6 +78,11 @@ run_group reads '^BenchmarkReadsDuringWrites$' 1s "$OUT/bench.test"
 run_group informer-reads '^BenchmarkInformerReadsDuringWrites$' 40000x "$OUT/bench.test"
 run_group memory '^BenchmarkMemory$' 20000x "$OUT/bench.test"
 run_group fanout '^BenchmarkFanout$' 10000x "$OUT/bench.test"
+# The scale curve (docs/benchmarks.md, "Scale curve"): one op is a whole sync
+# and relist. 10k and 100k points; then the 1M points once (ConfigMaps only:
+# 1M pods need BENCH_SCALE_BIG=1 and far more memory than 24 GiB).
+run_group scale '^BenchmarkScale$/.*/^n=(10000|100000)$' 1x "$OUT/bench.test" "" "${BENCH_SCALE_COUNT:-3}"
+run_group scale-1m '^BenchmarkScale$/.*/^n=1000000$' 1x "$OUT/bench.test" "" 1
 if [ "$E2E" = 1 ]; then
 	run_group apiserver '^BenchmarkAPIServerLatency$' 300x "$OUT/bench-e2e.test"
 fi
@@ -89,11 +97,11 @@ END='<!-- END GENERATED -->'
 # "BenchmarkX/sub/lib-2  N  v1 unit1  v2 unit2 ...". A benchmark without a
 # library component (the apiserver one) names the library in the unit.
 table() {
-	local name pattern benchtime tags
-	while IFS=$'\t' read -r name pattern benchtime; do
+	local name pattern benchtime count tags
+	while IFS=$'\t' read -r name pattern benchtime count; do
 		tags=""
 		[ "$name" = apiserver ] && tags=" -tags e2e"
-		awk -v count="$COUNT" -v benchtime="$benchtime" -v tags="$tags" '
+		awk -v count="$count" -v benchtime="$benchtime" -v tags="$tags" '
 		function median(key,   n, i, j, t, a) {
 			n = split(vals[key], a, " ")
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -169,7 +177,7 @@ HEADER
 	echo "The same raw results through benchstat (listwatch and client-go as"
 	echo "separate rows; ± is the 95% confidence interval)."
 	echo
-	while IFS=$'\t' read -r name _ _; do
+	while IFS=$'\t' read -r name _ _ _; do
 		echo "### $name"
 		echo
 		echo '```'
