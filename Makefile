@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver staticcheck bgcontext demo bench peer peer-baseline
+.PHONY: test unit e2e lint apiserver staticcheck bgcontext api-check api-update demo bench peer peer-baseline
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -41,6 +41,7 @@ lint:
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory staticcheck
 	$(MAKE) --no-print-directory bgcontext
+	$(MAKE) --no-print-directory api-check
 
 # staticcheck installs staticcheck from the module proxy (pinned) and runs it.
 # SA4023 is off: v0.8.2 panics in it on this module.
@@ -56,6 +57,16 @@ staticcheck:
 # The tool is in the hack/tools module (standard library only).
 bgcontext:
 	$(GO) -C hack/tools run ./bgcontext -allow bgcontext/allow.txt $(CURDIR)
+
+# api-check fails when the exported API of the library packages differs from
+# hack/api/api.txt (one declaration per line, from the compiler's export
+# data; see hack/api/main.go); api-update rewrites it. Commit api.txt with
+# the change that alters the API, so that the change shows in review.
+api-check:
+	$(GO) run ./hack/api
+
+api-update:
+	$(GO) run ./hack/api -w
 
 # demo runs the example controller against the embedded simulated cluster
 # for about a minute; pass flags with DEMO_FLAGS, e.g.
