@@ -1,31 +1,13 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestAPIUpToDate: api.txt is what the code exports (make lint checks the
-// same; make api-update rewrites it).
-func TestAPIUpToDate(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := generate(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join(root, "hack", "api", "api.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diff(want, got); d != "" {
-		t.Errorf("hack/api/api.txt is out of date; if the change is meant, run make api-update:\n%s", d)
-	}
-}
+// Whether api.txt is up to date is checked by make lint (make api-check),
+// not by a test: make unit should not fail while an API change is in
+// progress.
 
 // TestDiff: lines only in the old text are "-", only in the new "+", and
 // repeated lines count.
