@@ -69,6 +69,7 @@ func scenarioConfig(t *testing.T, td *datadriven.TestData) Config {
 	var seed uint64 = 1
 	td.MaybeScanArgs(t, "seed", &seed)
 	cfg := Config{Rand: rand.New(rand.NewPCG(seed, seed))}
+	td.MaybeScanArgs(t, "jitter", &cfg.Backoff.Jitter)
 	td.MaybeScanArgs(t, "rv", &cfg.ResourceVersion)
 	cfg.Relist = td.HasArg("relist")
 	if arg, ok := td.Arg("known"); ok {
