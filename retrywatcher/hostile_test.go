@@ -363,7 +363,8 @@ func TestHostileServerProperty(t *testing.T) {
 			initial := srv.head()
 			// The malformed bookmarks and 410s are logged; keep the output readable.
 			ctx := klog.NewContext(t.Context(), logr.Discard())
-			rw, err := New(ctx, Options{ResourceVersion: strconv.FormatUint(initial, 10), Watcher: srv, Backoff: b})
+			rw, err := New(ctx, Options{ResourceVersion: strconv.FormatUint(initial, 10), Watcher: srv, Backoff: b,
+				Rand: rand.New(rand.NewPCG(seed, 15))}) // jitter reproducible from the schedule's seed
 			if err != nil {
 				t.Fatal(err)
 			}
