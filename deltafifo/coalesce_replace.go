@@ -1,6 +1,10 @@
 package deltafifo
 
-import "context"
+import (
+	"context"
+	"maps"
+	"slices"
+)
 
 // replaceCoalescingLocked queues a Replace in coalescing mode: a delta of the
 // list's type for every listed object, then a final-state-unknown deletion
@@ -198,23 +202,8 @@ func (c *core[T]) replacePageLocked(keys []string, deltas []Delta[T], first bool
 // marks, it queues the ListEnd sentinel after the deletions instead.
 func (c *core[T]) replaceEndLocked(rv string) {
 	p := c.paging
+	deletions := c.queueUnseenDeletionsLocked()
 	c.paging = paging[T]{}
-	deletions := 0
-	if len(p.unseen) > 0 {
-		// In order mode: the last queued event of each key.
-		var lastEvent map[string]int
-		if c.cfg.inOrder {
-			lastEvent = make(map[string]int)
-			for i := 0; i < c.ord.events.len(); i++ {
-				lastEvent[c.ord.events.at(i).key] = i
-			}
-		}
-		for key, last := range p.unseen {
-			if c.queueUnseenDeletionLocked(key, last, lastEvent) {
-				deletions++
-			}
-		}
-	}
 	if c.cfg.listMarks {
 		c.pushEndLocked(rv)
 		return
@@ -224,6 +213,32 @@ func (c *core[T]) replaceEndLocked(rv string) {
 		c.initialCount += deletions
 		c.checkSyncedLocked()
 	}
+}
+
+// queueUnseenDeletionsLocked queues the deletions of the open list's
+// unseen keys, in key order, and forgets them. It returns how many it
+// queued.
+func (c *core[T]) queueUnseenDeletionsLocked() int {
+	unseen := c.paging.unseen
+	c.paging.unseen = nil
+	if len(unseen) == 0 {
+		return 0
+	}
+	// In order mode: the last queued event of each key.
+	var lastEvent map[string]int
+	if c.cfg.inOrder {
+		lastEvent = make(map[string]int)
+		for i := 0; i < c.ord.events.len(); i++ {
+			lastEvent[c.ord.events.at(i).key] = i
+		}
+	}
+	deletions := 0
+	for _, key := range slices.Sorted(maps.Keys(unseen)) {
+		if c.queueUnseenDeletionLocked(key, unseen[key], lastEvent) {
+			deletions++
+		}
+	}
+	return deletions
 }
 
 // queueUnseenDeletionLocked queues the final-state-unknown deletion of a

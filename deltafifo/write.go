@@ -61,8 +61,16 @@ func (c *core[T]) replace(list []T, rv string) error {
 	c.paging = paging[T]{} // a whole list supersedes one in pages
 	switch {
 	case c.cfg.listMarks:
-		// One list, begun and ended at once: the pages path does it.
+		// One list, begun and ended at once: the pages path does it, but
+		// in order mode the deletions go first, as client-go's RealFIFO
+		// queues them.
 		c.beginPagesLocked()
+		if c.cfg.inOrder {
+			for _, key := range keys {
+				c.paging.seenLocked(key)
+			}
+			c.queueUnseenDeletionsLocked()
+		}
 		c.replacePageLocked(keys, deltas, false)
 		c.replaceEndLocked(rv)
 	case c.cfg.inOrder:

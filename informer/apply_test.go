@@ -14,13 +14,20 @@ import (
 	"github.com/listwatch/listwatch/store"
 )
 
-// TestApplyScenarios drives the apply step (one delta → one store change
-// → at most one notification) through the scripts in testdata/apply.
+// TestApplyScenarios drives the apply stage (an item from the FIFO → store
+// changes → notifications) through the scripts in testdata/apply.
 //
-//	cache             the store's content, one "name@rv" per line
-//	apply [initial]   one delta per line: "<Type> name@rv [unknown]", or
-//	                  "<Type> name" for a delta without an object; prints
-//	                  each notification, then the store
+//	cache                       the store's content, one "name@rv" per line
+//	apply [initial] [in-order]  one item per line: a delta "<Type> name@rv
+//	                            [unknown]", or "<Type> name" for a delta
+//	                            without an object, or a list mark "begin" or
+//	                            "end"; prints each line's notifications,
+//	                            then the store. Every line of one command
+//	                            is applied in one transaction; a list may
+//	                            span commands, as it spans batches.
+//	apply-batch [in-order]      the lines as one batch, as the informer
+//	                            applies a popped batch: prints the
+//	                            notifications in order, then the store
 //
 // Every object is in namespace "ns"; keys are "ns/name".
 func TestApplyScenarios(t *testing.T) {
@@ -41,21 +48,39 @@ func TestApplyScenarios(t *testing.T) {
 				return dumpStore(st)
 			case "apply":
 				var out strings.Builder
+				a := applier[*corev1.ConfigMap]{initial: td.HasArg("initial"), tellUnknownDeletes: td.HasArg("in-order")}
 				st.Write(func(tx *store.Tx[*corev1.ConfigMap]) {
 					for _, line := range lines(td.Input) {
-						d := scriptDelta(t, line)
-						key := "ns/" + strings.SplitN(strings.Fields(line)[1], "@", 2)[0]
-						n, ok, err := apply(tx, key, &d, td.HasArg("initial"))
+						it := scriptItem(t, line)
+						a.notes = a.notes[:0]
+						err := a.item(tx, &it)
 						switch {
 						case err != nil:
 							fmt.Fprintf(&out, "%s: error %v\n", line, err)
-						case !ok:
+						case len(a.notes) == 0:
 							fmt.Fprintf(&out, "%s: nothing to tell\n", line)
 						default:
-							fmt.Fprintf(&out, "%s: %s\n", line, describeNote(n))
+							for _, n := range a.notes {
+								fmt.Fprintf(&out, "%s: %s\n", line, describeNote(n))
+							}
 						}
 					}
 				})
+				return out.String() + dumpStore(st)
+			case "apply-batch":
+				var out strings.Builder
+				inOrder := td.HasArg("in-order")
+				a := applier[*corev1.ConfigMap]{tellUnknownDeletes: inOrder, deletionsFirst: inOrder}
+				var items []deltafifo.Item[*corev1.ConfigMap]
+				for _, line := range lines(td.Input) {
+					items = append(items, scriptItem(t, line))
+				}
+				st.Write(func(tx *store.Tx[*corev1.ConfigMap]) {
+					a.batch(tx, items, func(err error, key string) { fmt.Fprintf(&out, "%s: error %v\n", key, err) })
+				})
+				for _, n := range a.notes {
+					fmt.Fprintf(&out, "%s\n", describeNote(n))
+				}
 				return out.String() + dumpStore(st)
 			}
 			t.Fatalf("unknown command %q", td.Cmd)
@@ -78,6 +103,19 @@ func lines(s string) []string {
 func scriptCM(s string) *corev1.ConfigMap {
 	name, rv, _ := strings.Cut(s, "@")
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+// scriptItem parses a line of an apply command: a list mark or a delta.
+func scriptItem(t *testing.T, line string) deltafifo.Item[*corev1.ConfigMap] {
+	switch line {
+	case "begin":
+		return deltafifo.Item[*corev1.ConfigMap]{List: deltafifo.ListBegin}
+	case "end":
+		return deltafifo.Item[*corev1.ConfigMap]{List: deltafifo.ListEnd}
+	}
+	d := scriptDelta(t, line)
+	key := "ns/" + strings.SplitN(strings.Fields(line)[1], "@", 2)[0]
+	return deltafifo.Item[*corev1.ConfigMap]{Key: key, Deltas: []deltafifo.Delta[*corev1.ConfigMap]{d}}
 }
 
 // scriptDelta parses "<Type> name@rv [unknown]" or "<Type> name".

@@ -87,12 +87,15 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	inf := &Informer[T]{quirks: opts.compat, name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
+	// The FIFO is a pure queue: a list travels through it between list
+	// marks, and processBatch sweeps the store at each list's end.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
-		Name: opts.Name, KeyFunc: opts.KeyFunc, KnownObjects: st, InOrder: opts.InOrder,
+		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.InOrder,
+		ListMarks: true, WholeLists: opts.AtomicRelists,
 	})
 	inf.processing, _ = opts.Reflector.Metrics.(ProcessingObserver)
 	inf.admit = &admission[T]{transform: opts.Transform, log: logr.Discard(), metrics: opts.Reflector.Metrics}
-	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone}
+	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc

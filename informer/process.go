@@ -1,22 +1,23 @@
 package informer
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/listwatch/listwatch/deltafifo"
 	"github.com/listwatch/listwatch/store"
 )
 
-// processBatch applies a batch of keys' deltas to the cache, in one store
-// transaction (readers see the whole batch or none of it, and the batch
-// waits for readers once), and hands the resulting notifications to the
-// handlers: each listener gets the whole batch under one lock, with at
-// most one wake-up, and the clock is read at most once for the batch.
+// processBatch applies a batch popped from the FIFO to the cache, in one
+// store transaction (readers see the whole batch or none of it, and the
+// batch waits for readers once), and hands the resulting notifications to
+// the handlers: each listener gets the whole batch under one lock, with
+// at most one wake-up, and the clock is read at most once for the batch.
 // popLoop hands it to [deltafifo.FIFO.PopBatch], which calls it without
 // the FIFO's lock (the reflector keeps queueing meanwhile); it holds the
 // informer's mu, so a handler added meanwhile is replayed the cache either
-// before the batch or after it. Keys in a batch are distinct, and initial
-// holds for all of it or none.
+// before the batch or after it. Keys in a batch are distinct (except in a
+// whole list, in order mode), and initial holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
 	if observing(inf.processing) {
 		defer inf.observeProcessing(inf.clock.Now())
@@ -24,31 +25,121 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	var firstErr error
-	notes, syncs := inf.notes[:0], false
+	inOrder := inf.opts.InOrder
+	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder}
 	inf.store.Write(func(tx *store.Tx[T]) {
-		for i := range items {
-			key, deltas := items[i].Key, items[i].Deltas
-			for j := range deltas {
-				n, ok, err := apply(tx, key, &deltas[j], initial)
-				if err != nil {
-					inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key, "delta", deltas[j].Type)
-					if firstErr == nil {
-						firstErr = err
-					}
-					continue
-				}
-				if ok {
-					notes = append(notes, n)
-					syncs = syncs || n.Kind == Synced
-				}
+		a.batch(tx, items, func(err error, key string) {
+			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key)
+			if firstErr == nil {
+				firstErr = err
+			}
+		})
+	})
+	if len(a.notes) > 0 {
+		inf.distribute(a.notes, a.syncs)
+	}
+	clear(a.notes)
+	inf.notes = a.notes[:0]
+	return firstErr
+}
+
+// applier is the apply stage: it turns the FIFO's items into store
+// changes and the notifications they make, with no I/O and no locks of
+// its own (the caller holds the store's transaction). A list reaches it
+// between list marks: at the ListBegin it opens the store's replace
+// session; every object written or found unchanged after it counts as
+// listed; at the ListEnd the store deletes everything else, and each such
+// object is told as a Deleted with FinalStateUnknown and its last cached
+// state. The FIFO has queued, before the ListEnd, the deletions of the
+// keys it held itself when the list began.
+type applier[T store.Object] struct {
+	// notes collects the notifications, in order.
+	notes []Notification[T]
+	// syncs says whether notes holds a resync.
+	syncs bool
+	// initial: the batch belongs to the first list.
+	initial bool
+	// tellUnknownDeletes tells a watch deletion of a key the cache lacks
+	// (in-order delivery, client-go's RealFIFO); otherwise it is dropped,
+	// as client-go's DeltaFIFO drops it.
+	tellUnknownDeletes bool
+	// deletionsFirst (in-order delivery) tells the deletions a list finds
+	// before its objects, as client-go's RealFIFO queues them, when the
+	// whole list is in one batch; a list spanning batches can only know
+	// them at its end.
+	deletionsFirst bool
+}
+
+// batch applies a batch of items in order, reporting each item's error
+// to failed.
+func (a *applier[T]) batch(tx *store.Tx[T], items []deltafifo.Item[T], failed func(err error, key string)) {
+	for i := range items {
+		if items[i].List == deltafifo.ListBegin && a.deletionsFirst {
+			if end := listEnd(items[i:]); end > 0 {
+				a.sweepFirst(tx, items[i+1:i+end])
+				continue // the list's items follow, with no session open
 			}
 		}
-	})
-	if len(notes) > 0 {
-		inf.distribute(notes, syncs)
+		if err := a.item(tx, &items[i]); err != nil {
+			failed(err, items[i].Key)
+		}
 	}
-	clear(notes)
-	inf.notes = notes[:0]
+}
+
+// listEnd returns the index in items (which starts with a ListBegin) of
+// the ListEnd closing it, or 0 if the list goes on past the batch.
+func listEnd[T any](items []deltafifo.Item[T]) int {
+	for j := 1; j < len(items); j++ {
+		if items[j].List == deltafifo.ListEnd {
+			return j
+		}
+	}
+	return 0
+}
+
+// sweepFirst deletes, before a list's items are applied, every cached
+// object whose key none of them mentions: what the list's end would
+// delete, since nothing else is applied between its begin and end. The
+// ListEnd that follows then finds no session open and deletes nothing.
+func (a *applier[T]) sweepFirst(tx *store.Tx[T], list []deltafifo.Item[T]) {
+	tx.BeginReplace()
+	for i := range list {
+		tx.Keep(list[i].Key)
+	}
+	a.end(tx)
+}
+
+// end closes the replace session, telling each object it deletes.
+func (a *applier[T]) end(tx *store.Tx[T]) {
+	tx.EndReplace(func(key string, old T) {
+		a.notes = append(a.notes, Notification[T]{Kind: Deleted, Key: key, Object: old, FinalStateUnknown: true})
+	})
+}
+
+// item applies one popped item. An error skips the delta it came from;
+// the rest of the item is still applied and the first error returned.
+func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
+	switch it.List {
+	case deltafifo.ListBegin:
+		tx.BeginReplace()
+		return nil
+	case deltafifo.ListEnd:
+		a.end(tx)
+		return nil
+	}
+	var firstErr error
+	for j := range it.Deltas {
+		n, ok, err := apply(tx, it.Key, &it.Deltas[j], a.initial, a.tellUnknownDeletes)
+		switch {
+		case err != nil:
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s delta: %w", it.Deltas[j].Type, err)
+			}
+		case ok:
+			a.notes = append(a.notes, n)
+			a.syncs = a.syncs || n.Kind == Synced
+		}
+	}
 	return firstErr
 }
 
@@ -59,8 +150,9 @@ func (inf *Informer[T]) observeProcessing(start time.Time) {
 }
 
 // apply writes one delta to the store and returns the notification it makes.
-// ok is false when there is nothing to tell.
-func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], initial bool) (n Notification[T], ok bool, err error) {
+// ok is false when there is nothing to tell: a deletion of a key the cache
+// lacks, with no object, or (unless tellUnknown) one from a watch event.
+func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], initial, tellUnknown bool) (n Notification[T], ok bool, err error) {
 	n.Key = key
 	switch d.Type {
 	case deltafifo.Deleted:
@@ -73,11 +165,13 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 				n.Object = old
 			}
 		}
-		return n, existed || !isZero(n.Object), nil
+		return n, existed || (!isZero(n.Object) && (tellUnknown || d.FinalStateUnknown)), nil
 	case deltafifo.Replaced:
 		// A relist that found an object unchanged keeps the cached object,
-		// so handlers keep seeing the very object they were given.
+		// so handlers keep seeing the very object they were given; it
+		// counts as listed all the same.
 		if old, ok := tx.Get(key); ok && sameVersion(old, d.Object) {
+			tx.Keep(key)
 			n.Kind, n.Object = Synced, old
 			return n, true, nil
 		}

@@ -35,6 +35,19 @@ type sink[T store.Object] struct {
 	paging bool
 	// replaced is called after every successful Replace.
 	replaced func()
+	// whole (Options.AtomicRelists) gathers a paginated list's pages in
+	// gathered and queues them as one Replace at its end, so that the FIFO
+	// hands the list over in one batch; the writes that come meanwhile (a
+	// streamed deletion) are held in order and queued after it.
+	whole    bool
+	gathered []T
+	held     []heldWrite[T]
+}
+
+// heldWrite is a write that came during a gathered list.
+type heldWrite[T any] struct {
+	queue func(T) error
+	obj   T
 }
 
 func (s *sink[T]) Add(obj T) error    { return s.write(obj, s.fifo.Add) }
@@ -51,6 +64,10 @@ func (s *sink[T]) write(obj T, queue func(T) error) error {
 	}
 	switch out, v := s.admit.admit(obj); v {
 	case admitted:
+		if s.whole && s.paging {
+			s.held = append(s.held, heldWrite[T]{queue, out})
+			return nil
+		}
 		return s.after(rv, queue(out))
 	case dropped:
 		return s.after(rv, nil)
@@ -60,6 +77,7 @@ func (s *sink[T]) write(obj T, queue func(T) error) error {
 
 func (s *sink[T]) Replace(items []T, rv string) error {
 	s.paging = false
+	s.gathered, s.held = nil, nil // a whole list supersedes one in pages
 	s.admit.listStarted()
 	err := s.after(rv, s.fifo.Replace(s.admit.admitList(items), rv))
 	if err == nil {
@@ -79,8 +97,13 @@ func (s *sink[T]) ReplacePage(items []T, first bool) error {
 	if first {
 		s.paging = true
 		s.admit.listStarted()
+		s.gathered, s.held = nil, nil
 	}
 	items = s.admit.admitList(items)
+	if s.whole {
+		s.gathered = append(s.gathered, items...)
+		return nil
+	}
 	if err := s.fifo.ReplacePage(items, first); err != nil {
 		return err
 	}
@@ -95,7 +118,18 @@ const minPageBacklog = 64
 // ReplaceEnd completes a paginated list: see ReplacePage.
 func (s *sink[T]) ReplaceEnd(rv string) error {
 	s.paging = false
-	err := s.after(rv, s.fifo.ReplaceEnd(rv))
+	var err error
+	if s.whole {
+		err = s.after(rv, s.fifo.Replace(s.gathered, rv))
+		for _, w := range s.held {
+			if err == nil {
+				err = w.queue(w.obj)
+			}
+		}
+		s.gathered, s.held = nil, nil // the FIFO holds the objects now
+	} else {
+		err = s.after(rv, s.fifo.ReplaceEnd(rv))
+	}
 	if err == nil {
 		s.admit.listDone()
 		s.replaced()
