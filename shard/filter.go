@@ -33,10 +33,10 @@ func NewFilter(field Field) (*Filter, error) {
 	return &Filter{field: field.orDefault()}, nil
 }
 
-// Update makes f follow c: from now on it owns what c.Member owns in
-// c.Assignment.
+// Update makes f follow c: from now on it owns what c.Member hands out
+// under c (what it owns in c.Assignment, less c.Withheld).
 func (f *Filter) Update(c Change) {
-	m, err := c.Assignment.Matcher(c.Member, f.field)
+	m, err := c.Matcher(f.field) // without c.Withheld
 	if err != nil {
 		panic(err) // unreachable: f.field was checked by NewFilter
 	}

@@ -59,6 +59,11 @@ type Status struct {
 	Members []string
 	// Owned is how many slices the member owns in it.
 	Owned int
+	// Withheld is how many of those it does not hand out yet: with
+	// MemberOptions.Fenced, the handovers in progress (slices gained whose
+	// previous holder has not released them). Always 0 without fencing,
+	// where Agreed false tells that a handover is in progress.
+	Withheld int
 	// Conflicts are live members whose Lease announces a different slice
 	// count: the ring is misconfigured and its replicas disagree on owners.
 	Conflicts []string
@@ -112,7 +117,8 @@ func (m *Member) Run(ctx context.Context) error {
 	if !m.ran.CompareAndSwap(false, true) {
 		return errors.New("shard: Member.Run called twice")
 	}
-	r := &runner{m: m, clock: m.opts.Clock, view: view{self: m.opts.Identity, slices: m.opts.Slices}}
+	r := &runner{m: m, clock: m.opts.Clock, view: view{self: m.opts.Identity, slices: m.opts.Slices,
+		fenced: m.opts.Fenced, margin: m.opts.SkewMargin}}
 	r.leases = m.opts.Client.CoordinationV1().Leases(m.opts.Namespace)
 
 	factory := informers.NewSharedInformerFactoryWithOptions(m.opts.Client, 0,

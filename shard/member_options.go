@@ -16,6 +16,8 @@ const (
 	// DefaultLeaseDuration is how long a member counts after its last
 	// renewal: client-go leader election's usual 15 s.
 	DefaultLeaseDuration = 15 * time.Second
+	// DefaultSkewMargin is the default MemberOptions.SkewMargin.
+	DefaultSkewMargin = time.Second
 	// defaultRenewFraction: a member renews every LeaseDuration/3 by
 	// default, so two renewals can fail before its Lease lapses.
 	defaultRenewFraction = 3
@@ -51,6 +53,21 @@ type MemberOptions struct {
 	// never collects. A replica that comes back after its Lease was
 	// collected simply creates a new one.
 	CollectAfter time.Duration
+	// Fenced chooses "at most one owner at a time" over the default "never
+	// unowned" for handovers: a slice the member gains is withheld
+	// (Change.Withheld; Change.Handed, Matcher and Selector leave it out)
+	// until every other member whose Lease is in force announces on it an
+	// assignment in which it does not own the slice, or that Lease has
+	// been expired for SkewMargin; a later Change hands it out. The member
+	// announces each new assignment at once (an extra Lease write per
+	// change) rather than at its next renewal. The price is a gap instead
+	// of an overlap: see docs/sharding.md, "Handover".
+	Fenced bool
+	// SkewMargin is, with Fenced, how long after a peer's Lease expiry the
+	// member still assumes the peer may hand out its slices: the largest
+	// clock difference between replicas it tolerates. 0 means
+	// DefaultSkewMargin; negative means none.
+	SkewMargin time.Duration
 	// Metrics receives the member's figures; nil means NoopMemberMetrics.
 	Metrics MemberMetrics
 	// Clock is the source of time for renewals and liveness; nil means the
@@ -111,6 +128,12 @@ func (o MemberOptions) resolve() (resolved, error) {
 	}
 	if o.RenewInterval <= 0 || o.RenewInterval >= o.LeaseDuration {
 		errs = append(errs, fmt.Errorf("RenewInterval %v is not in (0, LeaseDuration %v)", o.RenewInterval, o.LeaseDuration))
+	}
+	switch {
+	case o.SkewMargin == 0:
+		o.SkewMargin = DefaultSkewMargin
+	case o.SkewMargin < 0:
+		o.SkewMargin = 0
 	}
 	if o.CollectAfter == 0 {
 		o.CollectAfter = 10 * o.LeaseDuration

@@ -381,6 +381,7 @@ type countingMetrics struct {
 	mu                                    sync.Mutex
 	members, owned, gained, lost          int
 	renewals, failedRenewals, collections int
+	withheld                              int
 }
 
 func (c *countingMetrics) Assignment(members, owned int) {
@@ -404,6 +405,12 @@ func (c *countingMetrics) Renewal(ok bool) {
 	} else {
 		c.failedRenewals++
 	}
+}
+
+func (c *countingMetrics) Withheld(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.withheld = n
 }
 
 func (c *countingMetrics) Collected() {

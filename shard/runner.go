@@ -30,6 +30,11 @@ type runner struct {
 	// lease is our Lease as last written (for the next Update), nil when
 	// unknown: the next renewal reads it first.
 	lease *coordinationv1.Lease
+	// announced is the assignment fingerprint of our last successful
+	// write; a fenced member writes again as soon as it differs from its
+	// current assignment's, since the new owners of the slices it lost
+	// wait for that announcement.
+	announced string
 	// self is our own Peer as last written; Identity empty before the
 	// first successful write. It stands for our Lease in the peers, so
 	// that a slow watch never makes us doubt ourselves.
@@ -52,6 +57,9 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 		var expired <-chan time.Time
 		if synced == nil {
 			next := r.evaluate()
+			if r.view.fenced && r.view.cur != nil && r.view.cur.Fingerprint() != r.announced {
+				r.renew(ctx)
+			}
 			if expiry != nil {
 				expiry.Stop()
 				expiry = nil
@@ -115,8 +123,11 @@ func (r *runner) evaluate() time.Time {
 func (r *runner) publish(c Change) {
 	r.m.current.Store(c.Assignment)
 	owned := len(c.Assignment.Owned(r.m.opts.Identity))
-	r.m.setStatus(func(s *Status) { s.Members, s.Owned = c.Assignment.Members(), owned })
+	r.m.setStatus(func(s *Status) {
+		s.Members, s.Owned, s.Withheld = c.Assignment.Members(), owned, len(c.Withheld)
+	})
 	r.m.opts.Metrics.Assignment(len(c.Assignment.members), owned)
+	r.m.opts.Metrics.Withheld(len(c.Withheld))
 	r.m.opts.Metrics.Reassigned(len(c.Gained), len(c.Lost))
 	r.m.log.V(2).Info("Ring assignment changed", "members", len(c.Assignment.members),
 		"owned", owned, "gained", len(c.Gained), "lost", len(c.Lost))
@@ -171,14 +182,18 @@ func (r *runner) renew(ctx context.Context) {
 	}
 	r.m.opts.Metrics.Renewal(err == nil)
 	if err != nil {
-		r.lease = nil
 		if ctx.Err() == nil {
+			// Unknown state: read the Lease before the next write. (A
+			// write cut short by the end of Run keeps the copy, so that
+			// leave still deletes the Lease: its uid has not changed.)
+			r.lease = nil
 			r.m.log.Error(err, "Renewing the member's Lease", "lease", r.m.opts.leaseName)
 		}
 		r.m.setStatus(func(s *Status) { s.RenewError = err })
 		return
 	}
 	r.lease = written
+	r.announced = written.Annotations[AssignmentAnnotation]
 	r.self = Peer{Identity: r.m.opts.Identity, Renewed: now, Duration: r.m.opts.LeaseDuration, Slices: r.m.opts.Slices}
 	r.m.setStatus(func(s *Status) { s.Renewed, s.RenewError = now, nil })
 }
@@ -202,11 +217,8 @@ func (r *runner) label(l *coordinationv1.Lease) {
 // leave publishes a last Change without us, then deletes our Lease (only
 // the incarnation we wrote: a precondition on its uid).
 func (r *runner) leave(ctx context.Context) {
-	self := r.m.opts.Identity
-	if prev := r.view.cur; prev != nil && prev.Has(self) {
-		next := prev.Without(self)
-		r.view.cur = next
-		r.publish(Change{Member: self, Assignment: next, Previous: prev, Diff: Diff{Lost: prev.Owned(self)}})
+	if c, ok := r.view.leaving(); ok {
+		r.publish(c)
 	}
 	if r.lease == nil {
 		return

@@ -128,20 +128,21 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 		ready: make(chan struct{}), open: map[*filteredWatch]struct{}{}}, nil
 }
 
-// Update switches the source to c.Member's part of c.Assignment and makes
+// Update switches the source to c.Member's part of c.Assignment (less
+// c.Withheld: c.Selector and c.Matcher) and makes
 // the reflector relist: through the informer's Relist after RelistWith,
 // else by ending every open watch with 410 Gone. A Change
 // that leaves the member's part as it was (other members' slices moved)
 // changes nothing.
 func (s *Source) Update(c Change) {
-	sel, _, err := c.Assignment.Selector(c.Member, s.field)
+	sel, _, err := c.Selector(s.field) // without c.Withheld
 	if err != nil {
 		panic(err) // unreachable: s.field was checked by NewSource
 	}
 	if cur := s.part.Load(); cur != nil && cur.selector == sel && cur.matcher.n == c.Assignment.n {
 		return // the member's part is unchanged: no relist
 	}
-	m, _ := c.Assignment.Matcher(c.Member, s.field)
+	m, _ := c.Matcher(s.field)
 	s.part.Store(&part{selector: sel, matcher: m})
 	s.stats.reassignments.Add(1)
 	s.readyOnce.Do(func() { close(s.ready) })
@@ -293,6 +294,12 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 		return nil, apierrors.NewResourceExpired("the shard assignment changed since the last list")
 	}
 	opts.ShardSelector = p.selector
+	if p.selector == "" {
+		// The member owns nothing, and an empty selector would watch
+		// everything: ask for the single hash 0 instead (the client
+		// filter, owning nothing, drops even that).
+		opts.ShardSelector = RenderSelector(s.field, []Range{{Start: 0, Last: 0}})
+	}
 	inner, err := s.inner.WatchWithContext(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,44 @@ type Change struct {
 	// Previous is the assignment before, nil for the first Change.
 	Previous *Assignment
 	// Gained and Lost are Member's slices that Assignment adds and
-	// removes relative to Previous.
+	// removes relative to Previous. With fencing (MemberOptions.Fenced)
+	// they are relative to what the previous Change handed out: Gained are
+	// the slices handed out from now on (some may have been in Withheld
+	// before), Lost those no longer handed out.
 	Diff
+	// Withheld are slices Member owns in Assignment but must not hand out
+	// yet: with fencing, another member may still hand them out (it has
+	// not announced an assignment without them and its Lease has not
+	// expired). Always empty without fencing. A later Change, with the
+	// same Assignment, hands them out (in Gained) once released.
+	Withheld []int
+}
+
+// Handed returns the slices c.Member hands out under c, increasing: those
+// it owns in c.Assignment, but for c.Withheld.
+func (c Change) Handed() []int {
+	owned := c.Assignment.Owned(c.Member)
+	if len(c.Withheld) == 0 {
+		return owned
+	}
+	return slices.DeleteFunc(owned, func(s int) bool { _, w := slices.BinarySearch(c.Withheld, s); return w })
+}
+
+// Matcher owns what c.Member hands out under c (c.Handed()), on field
+// (FieldUID when empty): Assignment.Matcher less c.Withheld.
+func (c Change) Matcher(field Field) (*Matcher, error) { return c.slicesMatcher(c.Handed(), field) }
+
+// Selector renders what c.Member hands out under c as a shard selector
+// (Assignment.Selector less c.Withheld); ok is false when that is nothing.
+func (c Change) Selector(field Field) (selector string, ok bool, err error) {
+	if err := field.check(); err != nil {
+		return "", false, err
+	}
+	rs := rangesOf(c.Handed(), c.Assignment.n)
+	if len(rs) == 0 {
+		return "", false, nil
+	}
+	return RenderSelector(field, rs), true, nil
 }
 
 // view is the pure core of a Member: it turns the peers seen at an instant
@@ -30,24 +66,149 @@ type view struct {
 	slices int
 	// cur is the last assignment published, nil before the first.
 	cur *Assignment
+
+	// fenced holds gained slices back until released (MemberOptions.Fenced).
+	fenced bool
+	// margin is how long after a peer's Lease expiry it may still hand out
+	// its slices (clock skew); fenced only.
+	margin time.Duration
+	// handed are the slices the last Change handed out, increasing; fenced
+	// only.
+	handed []int
+	// withheld are the last Change's Withheld; fenced only.
+	withheld []int
+	// published is the Assignment of the last Change, nil before the first.
+	published *Assignment
+	// known are recent assignments by Fingerprint (at most knownLimit, the
+	// oldest dropped first, in order), to read the peers' announcements.
+	known      map[string]*Assignment
+	knownOrder []string
 }
+
+// knownLimit is how many recent assignments a fenced view remembers to
+// interpret its peers' announcements; a peer announcing an older one is
+// waited for until it announces a newer one or its Lease expires.
+const knownLimit = 16
 
 // observe computes the live members at now from peers and returns the
 // Change to publish (ok false when the member set is unchanged) and when to
 // look again if nothing else happens (zero: no expiry pending).
 func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next time.Time) {
 	live, next := LiveMembers(peers, now)
-	if v.cur != nil && slices.Equal(v.cur.members, live) {
+	changed := v.cur == nil || !slices.Equal(v.cur.members, live)
+	if !v.fenced {
+		if !changed {
+			return Change{}, false, next
+		}
+		a := v.next(live)
+		d, err := DiffFor(v.cur, a, v.self)
+		if err != nil {
+			panic(err) // unreachable: one slice count throughout
+		}
+		c = Change{Member: v.self, Assignment: a, Previous: v.cur, Diff: d}
+		v.cur, v.published = a, a
+		return c, true, next
+	}
+	if changed {
+		v.cur = v.next(live)
+		v.remember(v.cur)
+	}
+	handed, withheld, wake := v.fence(peers, now)
+	if !wake.IsZero() && (next.IsZero() || wake.Before(next)) {
+		next = wake
+	}
+	if !changed && slices.Equal(handed, v.handed) && slices.Equal(withheld, v.withheld) {
 		return Change{}, false, next
 	}
-	a := v.next(live)
-	d, err := DiffFor(v.cur, a, v.self)
-	if err != nil {
-		panic(err) // unreachable: one slice count throughout
-	}
-	c = Change{Member: v.self, Assignment: a, Previous: v.cur, Diff: d}
-	v.cur = a
+	c = Change{Member: v.self, Assignment: v.cur, Previous: v.published,
+		Diff: Diff{Gained: minus(handed, v.handed), Lost: minus(v.handed, handed)}, Withheld: withheld}
+	v.handed, v.withheld, v.published = handed, withheld, v.cur
 	return c, true, next
+}
+
+// leaving is the last Change of a member that leaves the ring: cur without
+// it, everything it handed out lost. ok is false when it has nothing to
+// publish (no assignment yet, or already out of the ring).
+func (v *view) leaving() (c Change, ok bool) {
+	prev := v.cur
+	if prev == nil || !prev.Has(v.self) {
+		return Change{}, false
+	}
+	next := prev.Without(v.self)
+	lost := prev.Owned(v.self)
+	if v.fenced {
+		lost = v.handed
+		v.remember(next)
+		v.handed, v.withheld = nil, nil
+	}
+	v.cur, v.published = next, next
+	return Change{Member: v.self, Assignment: next, Previous: prev, Diff: Diff{Lost: lost}}, true
+}
+
+// fence splits the slices self owns in cur into those it may hand out and
+// those still withheld: a slice already handed out stays so; one gained is
+// handed out once every other peer whose Lease is in force (or expired
+// less than margin ago) announces a known assignment in which it does not
+// own the slice. wake is the earliest instant at which a blocking peer's
+// Lease runs out (zero: none).
+func (v *view) fence(peers []Peer, now time.Time) (handed, withheld []int, wake time.Time) {
+	for _, s := range v.cur.Owned(v.self) {
+		if _, ok := slices.BinarySearch(v.handed, s); ok {
+			handed = append(handed, s)
+			continue
+		}
+		free := true
+		for _, p := range peers {
+			if p.Identity == v.self {
+				continue
+			}
+			until := p.Expiry().Add(v.margin)
+			if !until.After(now) {
+				continue // its Lease ran out, margin included: it stopped
+			}
+			if a, ok := v.known[p.Assignment]; ok && a.Owner(s) != p.Identity {
+				continue // it announces an assignment without s: released
+			}
+			free = false
+			if wake.IsZero() || until.Before(wake) {
+				wake = until
+			}
+		}
+		if free {
+			handed = append(handed, s)
+		} else {
+			withheld = append(withheld, s)
+		}
+	}
+	return handed, withheld, wake
+}
+
+// remember records a under its fingerprint for reading announcements.
+func (v *view) remember(a *Assignment) {
+	fp := a.Fingerprint()
+	if v.known == nil {
+		v.known = map[string]*Assignment{}
+	}
+	if _, ok := v.known[fp]; ok {
+		return
+	}
+	v.known[fp] = a
+	v.knownOrder = append(v.knownOrder, fp)
+	if len(v.knownOrder) > knownLimit {
+		delete(v.known, v.knownOrder[0])
+		v.knownOrder = v.knownOrder[1:]
+	}
+}
+
+// minus returns the elements of a (increasing) not in b (increasing).
+func minus(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // conflicts lists the live peers whose slice count differs from ours.
