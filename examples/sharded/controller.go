@@ -100,7 +100,9 @@ type Event struct {
 	// T is the wall-clock time in Unix nanoseconds.
 	T int64 `json:"t"`
 	// Ev is the kind: "change" (the replica's part changed), "add" (its
-	// handlers got a key), "drop" (a key moved away), "del" (a key was
+	// handlers got a key), "release" (it stops enqueueing a cached key: its
+	// slice was lost), "drop" (a key moved away from its cache and
+	// handlers, after the relist), "del" (a key was
 	// deleted on the server), "stats", "synced" (the informer synced),
 	// "stopping" (handlers stop now: a graceful exit) or "error".
 	Ev string `json:"ev"`
@@ -172,7 +174,7 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 		c.member, err = shard.NewMember(ctx, shard.MemberOptions{
 			Client: opts.Client, Namespace: opts.Namespace, Ring: opts.Ring, Identity: opts.Identity,
 			Slices: opts.Slices, LeaseDuration: opts.LeaseDuration, RenewInterval: opts.RenewInterval,
-			OnChange: c.onChange,
+			Fenced: opts.Fenced, OnChange: c.onChange,
 		})
 		if err != nil {
 			return nil, err
@@ -220,11 +222,27 @@ func (c *Controller) enqueue(cm *corev1.ConfigMap) {
 	c.queue.Add(cm.Name)
 }
 
-// onChange drives the Source and reports the change.
+// onChange drives the Source and reports the change. From the moment the
+// Source has it, the replica enqueues no key of a lost slice (enqueue
+// checks Source.Owns), even though its cache and handlers keep them until
+// the relist: it reports those keys as released now.
 func (c *Controller) onChange(ch shard.Change) {
 	c.src.OnChange(ch)
 	c.emit(Event{Ev: "change", Members: ch.Assignment.Members(), Owned: len(ch.Assignment.Owned(ch.Member)),
-		Gained: len(ch.Gained), Lost: len(ch.Lost)})
+		Gained: len(ch.Gained), Lost: len(ch.Lost), Withheld: len(ch.Withheld)})
+	if len(ch.Lost) == 0 {
+		return
+	}
+	lost, err := ch.LostMatcher(shard.FieldUID)
+	if err != nil {
+		c.emit(Event{Ev: "error", Err: err.Error()})
+		return
+	}
+	for _, cm := range c.inf.Reader().List() {
+		if lost.Owns(cm) {
+			c.emit(Event{Ev: "release", Key: cm.Name})
+		}
+	}
 }
 
 // emit stamps e and hands it to Options.Events.
@@ -306,7 +324,7 @@ func (c *Controller) stats(heap int64) Event {
 	}
 	if c.member != nil {
 		st := c.member.Status()
-		e.Members, e.Owned = st.Members, st.Owned
+		e.Members, e.Owned, e.Withheld = st.Members, st.Owned, st.Withheld
 		e.ServerFiltered, _ = c.src.ServerFiltered()
 		ss := c.src.Stats()
 		e.Dropped = ss.DroppedObjects + ss.DroppedEvents

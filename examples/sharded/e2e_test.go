@@ -41,7 +41,9 @@ const (
 	e2eSlices    = 256
 	e2eLease     = 2 * time.Second
 	e2eRenew     = 500 * time.Millisecond
-	e2eObjects   = 200
+	e2eObjects   = 400
+	// e2eChurnAfter is how long the churn goes on after each step.
+	e2eChurnAfter = 2 * time.Second
 	// e2eWait bounds every wait for a ring to converge.
 	e2eWait = 45 * time.Second
 )
@@ -60,16 +62,21 @@ const (
 // the new owner getting it (gap when positive, overlap when negative), and
 // what each replica caches next to an unsharded replica. It runs with the
 // ShardedListAndWatch gate on (the server filters) and off (each replica
-// filters on the client). Skipped under -short.
+// filters on the client), and with the gate on and fenced replicas, where
+// no key may be enqueued by two replicas at once. Skipped under -short.
 func TestReplicaProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real kube-apiserver and replica processes")
 	}
 	bin := buildReplica(t)
-	for _, gate := range []bool{true, false} {
-		t.Run(fmt.Sprintf("ShardedListAndWatch=%v", gate), func(t *testing.T) {
+	for _, tc := range []struct{ gate, fenced bool }{{true, false}, {false, false}, {true, true}} {
+		name := fmt.Sprintf("ShardedListAndWatch=%v", tc.gate)
+		if tc.fenced {
+			name += "/fenced"
+		}
+		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			runReplicaProcesses(t, bin, gate)
+			runReplicaProcesses(t, bin, tc.gate, tc.fenced)
 			t.Logf("wall time %v", time.Since(start).Round(100*time.Millisecond))
 		})
 	}
@@ -99,15 +106,19 @@ type world struct {
 	held    map[string]map[string]bool      // replica → keys its handlers hold
 	added   map[string]map[string]time.Time // replica → key → last add
 	dropped map[string]map[string]time.Time // replica → key → last drop (moved away, stopped or killed)
-	stats   map[string]sharded.Event        // replica → last stats
-	change  map[string]sharded.Event        // replica → last change
-	synced  map[string]bool
-	gone    map[string]bool // stopping or killed: its reports no longer count
+	// released: replica → key → last time it stopped enqueueing the key
+	// because its slice was lost (before its cache drops it)
+	released map[string]map[string]time.Time
+	stats    map[string]sharded.Event // replica → last stats
+	change   map[string]sharded.Event // replica → last change
+	synced   map[string]bool
+	gone     map[string]bool // stopping or killed: its reports no longer count
 }
 
 func newWorld() *world {
 	return &world{held: map[string]map[string]bool{}, added: map[string]map[string]time.Time{},
-		dropped: map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
+		released: map[string]map[string]time.Time{},
+		dropped:  map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
 		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{}}
 }
 
@@ -119,7 +130,7 @@ func (w *world) record(id string, e sharded.Event) {
 		return
 	}
 	at := time.Unix(0, e.T)
-	for _, m := range []map[string]map[string]time.Time{w.added, w.dropped} {
+	for _, m := range []map[string]map[string]time.Time{w.added, w.dropped, w.released} {
 		if m[id] == nil {
 			m[id] = map[string]time.Time{}
 		}
@@ -131,6 +142,8 @@ func (w *world) record(id string, e sharded.Event) {
 	case "add":
 		w.held[id][e.Key] = true
 		w.added[id][e.Key] = at
+	case "release":
+		w.released[id][e.Key] = at
 	case "drop":
 		delete(w.held[id], e.Key)
 		w.dropped[id][e.Key] = at
@@ -190,16 +203,18 @@ type e2e struct {
 	dir   string
 	world *world
 	live  map[string]*replica
+	// fenced runs the replicas with -fenced.
+	fenced bool
 }
 
-func runReplicaProcesses(t *testing.T, bin string, gate bool) {
+func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	srv, err := testapiserver.Start(t.Context(), t, testapiserver.Options{
 		ExtraAPIServerArgs: []string{fmt.Sprintf("--feature-gates=ShardedListAndWatch=%v", gate)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &e2e{t: t, bin: bin, cs: kubernetes.NewForConfigOrDie(srv.AdminConfig()), srv: srv, dir: t.TempDir(),
+	e := &e2e{t: t, bin: bin, fenced: fenced, cs: kubernetes.NewForConfigOrDie(srv.AdminConfig()), srv: srv, dir: t.TempDir(),
 		world: newWorld(), live: map[string]*replica{}}
 	e.setup()
 	ctx := t.Context()
@@ -214,6 +229,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate bool) {
 		e.start(id)
 	}
 	e.waitRing("r0", "r1", "r2")
+	e.churnOn()
 	stopChurn()
 	total := e.converged("3 replicas start")
 	e.report(total, base, gate)
@@ -228,6 +244,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate bool) {
 	e.waitRing("r0", "r2")
 	seen := time.Since(killed)
 	e.waitHeld(before, "r1")
+	e.churnOn()
 	stopChurn()
 	e.converged("kill -9 r1")
 	t.Logf("kill -9 r1: the survivors dropped it from the ring %v after the kill (lease %v, renewed every %v)",
@@ -241,9 +258,10 @@ func runReplicaProcesses(t *testing.T, bin string, gate bool) {
 	stopChurn = e.churn()
 	e.start("r3")
 	e.waitRing("r0", "r2", "r3")
+	e.churnOn()
 	stopChurn()
 	e.converged("r3 joins")
-	e.handover("2 → 3 (r3 joins)", before)
+	e.gracefulHandover("2 → 3 (r3 joins)", before)
 
 	// Scale out: 3 → 5.
 	before = e.holderSnapshot()
@@ -251,9 +269,10 @@ func runReplicaProcesses(t *testing.T, bin string, gate bool) {
 	e.start("r4")
 	e.start("r5")
 	e.waitRing("r0", "r2", "r3", "r4", "r5")
+	e.churnOn()
 	stopChurn()
 	e.converged("3 → 5")
-	e.handover("3 → 5 (r4, r5 join)", before)
+	e.gracefulHandover("3 → 5 (r4, r5 join)", before)
 
 	// Scale in: 5 → 2, graceful exits.
 	before = e.holderSnapshot()
@@ -262,12 +281,21 @@ func runReplicaProcesses(t *testing.T, bin string, gate bool) {
 		e.stop(e.live[id])
 	}
 	e.waitRing("r2", "r5")
+	e.churnOn()
 	stopChurn()
 	e.converged("5 → 2")
-	e.handover("5 → 2 (r0, r3, r4 leave)", before)
+	e.gracefulHandover("5 → 2 (r0, r3, r4 leave)", before)
 
 	for _, id := range slices.Sorted(maps.Keys(e.live)) {
 		e.stop(e.live[id])
+	}
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(e.world.stats)) {
+		if s := e.world.stats[id]; id != "base" {
+			t.Logf("%s (last report): %d reconciles, %d patches, %d queued keys found no longer owned (skipped)",
+				id, s.Reconciles, s.Patches, s.NotOwned)
+		}
 	}
 }
 
@@ -323,7 +351,7 @@ func (e *e2e) start(id string, extra ...string) *replica {
 	t := e.t
 	args := append([]string{"-kubeconfig", e.kubeconfig(id), "-namespace", e2eNamespace, "-ring", e2eRing,
 		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
-		"-renew-interval", e2eRenew.String()}, extra...)
+		"-renew-interval", e2eRenew.String(), fmt.Sprintf("-fenced=%v", e.fenced)}, extra...)
 	r := &replica{id: id, cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
 		log: filepath.Join(e.dir, id+".log")}
 	stderr, err := os.Create(r.log)
@@ -524,25 +552,45 @@ func (e *e2e) converged(step string) int {
 }
 
 // handover logs, for every key held by one replica in before and by
-// another now, the new holder's add minus the old holder's drop (positive:
-// a gap; negative: an overlap), and returns the largest.
+// another now, the new holder's add minus the old holder's drop from its
+// handlers (positive: a gap; negative: an overlap), and the same at the
+// work queue: the new holder's add minus the moment the old one stopped
+// enqueueing the key (at the Change, before its relist drops it). It
+// returns the largest handler-level figure. Fenced, no key may overlap at
+// the queue.
 func (e *e2e) handover(what string, before map[string]string) time.Duration {
 	after := e.holderSnapshot()
 	e.world.mu.Lock()
 	defer e.world.mu.Unlock()
-	var ds []time.Duration
+	var cache, queue []time.Duration
 	for k, from := range before {
 		to, ok := after[k]
 		if !ok || to == from {
 			continue
 		}
-		ds = append(ds, e.world.added[to][k].Sub(e.world.dropped[from][k]))
+		add, drop := e.world.added[to][k], e.world.dropped[from][k]
+		cache = append(cache, add.Sub(drop))
+		stop := drop
+		if rel, ok := e.world.released[from][k]; ok && rel.After(e.world.added[from][k]) && rel.Before(drop) {
+			stop = rel
+		}
+		queue = append(queue, add.Sub(stop))
 	}
-	if len(ds) == 0 {
+	if len(cache) == 0 {
 		e.t.Logf("%s: no key moved", what)
 		return 0
 	}
-	slices.Sort(ds)
+	e.t.Logf("%s: %d keys moved; handlers: %s; queue: %s", what, len(cache), spread(cache), spread(queue))
+	if e.fenced && slices.Min(queue) < 0 {
+		e.t.Errorf("%s: fenced, yet a key was enqueued by two replicas at once for %v", what, -slices.Min(queue))
+	}
+	return slices.Max(cache)
+}
+
+// spread summarises new add − old drop figures: how many gaps and
+// overlaps, and the min, median and max.
+func spread(ds []time.Duration) string {
+	ds = slices.Sorted(slices.Values(ds))
 	gaps, overlaps := 0, 0
 	for _, d := range ds {
 		if d > 0 {
@@ -552,9 +600,16 @@ func (e *e2e) handover(what string, before map[string]string) time.Duration {
 		}
 	}
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	e.t.Logf("%s: %d keys moved (%d with a gap, %d with an overlap); new add − old drop: min %v, median %v, max %v",
-		what, len(ds), gaps, overlaps, r(ds[0]), r(ds[len(ds)/2]), r(ds[len(ds)-1]))
-	return ds[len(ds)-1]
+	return fmt.Sprintf("%d gaps, %d overlaps, min %v, median %v, max %v",
+		gaps, overlaps, r(ds[0]), r(ds[len(ds)/2]), r(ds[len(ds)-1]))
+}
+
+// gracefulHandover is handover for joins and graceful leaves, which must
+// not leave a key unowned for long: no gap beyond a few relists.
+func (e *e2e) gracefulHandover(what string, before map[string]string) {
+	if max := e.handover(what, before); max > 5*time.Second {
+		e.t.Errorf("%s: a key had no holder for %v", what, max)
+	}
 }
 
 // report logs what each replica caches next to the unsharded baseline and
@@ -628,9 +683,13 @@ func (e *e2e) churn() func() {
 	return func() { cancel(); <-done }
 }
 
+// churnOn lets the churn go on for a while after a step, so that the new
+// owners reconcile writes too.
+func (e *e2e) churnOn() { time.Sleep(e2eChurnAfter) }
+
 func (e *e2e) create(ctx context.Context, name string) {
 	_, err := e.cs.CoreV1().ConfigMaps(e2eNamespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Data: map[string]string{"v": "0", "payload": strings.Repeat("x", 512)}}, metav1.CreateOptions{})
+		Data: map[string]string{"v": "0", "payload": strings.Repeat("x", 2048)}}, metav1.CreateOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -33,11 +33,12 @@ func main() {
 		renew      = flag.Duration("renew-interval", 0, "renewal interval (0: a third of the lease)")
 		unsharded  = flag.Bool("unsharded", false, "cache the whole namespace and reconcile nothing (a baseline)")
 		stats      = flag.Duration("stats-interval", 0, "time between stats lines")
+		fenced     = flag.Bool("fenced", false, "hand over with at most one owner at a time (shard.MemberOptions.Fenced)")
 	)
 	flag.Parse()
 	if err := run(*kubeconfig, sharded.Options{Namespace: *namespace, Ring: *ring, Identity: *identity,
 		Slices: *slices, LeaseDuration: *lease, RenewInterval: *renew,
-		Unsharded: *unsharded, StatsInterval: *stats}); err != nil {
+		Unsharded: *unsharded, StatsInterval: *stats, Fenced: *fenced}); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
