@@ -19,6 +19,14 @@
 // the last state known, of type T, so there is no tombstone type to assert.
 // Resync queues Sync deltas for known objects with nothing queued.
 //
+// With Options.ListMarks the FIFO is a pure queue that never reads the
+// consumer's store (the informer uses it so): a list travels through it
+// between a [ListBegin] and a [ListEnd] item, which [FIFO.PopBatch] hands
+// over in queue order, and the consumer deletes what its store holds and
+// the list lacks (the informer sweeps its store at the ListEnd). The FIFO
+// still queues the deletions of keys it holds itself. Writes and lists
+// then never wait for a batch being applied.
+//
 // For code written against client-go, NewDeltaFIFOWithOptions takes a
 // cache.DeltaFIFOOptions and returns a cache.Queue with the same behaviour
 // (cache.Deltas, cache.DeletedFinalStateUnknown, cache.ErrFIFOClosed), also
@@ -38,7 +46,8 @@
 //
 // PopBatch hands up to Options.MaxBatch distinct keys to one call.
 // HasSynced (and the Synced channel) report when every item of the first
-// Replace has been popped and processed. Close makes Pop return ErrClosed
+// Replace has been popped and processed (with list marks: when the first
+// ListEnd has been). Close makes Pop return ErrClosed
 // once the queue is drained.
 //
 // Objects that cannot be queued (nil, no key, failed transform) make the
