@@ -363,3 +363,67 @@ func TestSourceIgnoresChangesOfOthers(t *testing.T) {
 		w.Stop()
 	})
 }
+
+// TestSourceOwningNothingWatchesOneHash: a member that owns nothing (or
+// has everything withheld) must not watch with an empty selector, which
+// means everything: it asks for the single hash 0.
+func TestSourceOwningNothingWatchesOneHash(t *testing.T) {
+	lw := &fakeLW{}
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 8})
+	s.Update(Change{Member: "a", Assignment: a, Withheld: a.Owned("a")})
+	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000001')"
+	if got := lw.wopts[0].ShardSelector; got != want {
+		t.Fatalf("watch selector %q, want %q", got, want)
+	}
+	if _, err := ParseSelector(want); err != nil {
+		t.Fatalf("the one-hash selector does not parse: %v", err)
+	}
+}
+
+// TestSourceLeavesWithheldOut: slices withheld by a fenced Change are not
+// in the Source's selector nor owned by it; the Change that hands them out
+// puts them back.
+func TestSourceLeavesWithheldOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	pods := randomPods(r, 200)
+	lw := &fakeLW{honour: true, pods: pods}
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+	owned := a.Owned("a")
+	withheld := owned[:len(owned)/2]
+	c := Change{Member: "a", Assignment: a, Diff: Diff{Gained: owned[len(owned)/2:]}, Withheld: withheld}
+	s.Update(c)
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := c.Matcher(FieldUID)
+	var want []string
+	for i := range pods {
+		if m.Owns(&pods[i]) {
+			want = append(want, pods[i].Name)
+		}
+	}
+	if got := names(list); !slices.Equal(got, want) || len(want) == 0 || len(want) >= len(ownedNames(pods, a, "a")) {
+		t.Fatalf("listed %d, want %d of the %d a owns", len(got), len(want), len(ownedNames(pods, a, "a")))
+	}
+	sel, _, _ := c.Selector(FieldUID)
+	if lw.lists[0].ShardSelector != sel {
+		t.Fatalf("sent %q, want %q", lw.lists[0].ShardSelector, sel)
+	}
+	s.Update(Change{Member: "a", Assignment: a, Previous: a, Diff: Diff{Gained: withheld}})
+	full, _, _ := a.Selector("a", FieldUID)
+	list, err = s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(list); !slices.Equal(got, ownedNames(pods, a, "a")) || lw.lists[1].ShardSelector != full {
+		t.Fatalf("after the release: listed %d with %q", len(got), lw.lists[1].ShardSelector)
+	}
+}
