@@ -131,6 +131,9 @@ type Event struct {
 	// Dropped counts the objects and events the Source's client-side
 	// filter dropped (stats): 0 when the server applies shard selectors.
 	Dropped int64 `json:"dropped,omitempty"`
+	// Foreign counts cached objects the replica no longer owns (stats): a
+	// handover whose relist has not yet dropped them.
+	Foreign int `json:"foreign,omitempty"`
 	// Withheld counts gained slices not yet handed out (fenced handover).
 	Withheld int `json:"withheld,omitempty"`
 	// Err is the message of an error event.
@@ -321,6 +324,9 @@ func (c *Controller) stats(heap int64) Event {
 	for _, cm := range c.inf.Reader().List() {
 		e.Objects++
 		e.Bytes += int64(cm.Size())
+		if !c.owns(cm) {
+			e.Foreign++
+		}
 	}
 	if c.member != nil {
 		st := c.member.Status()
