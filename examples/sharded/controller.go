@@ -86,6 +86,10 @@ type Options struct {
 	// Unsharded caches the whole namespace with a plain informer and
 	// reconciles nothing: a baseline for what one replica would cache.
 	Unsharded bool
+	// WatchList chooses streaming or paginated lists for the informer
+	// (reflector.Config.WatchList); the default streams when the server
+	// can. Client-go's fake clientset cannot: use reflector.WatchListOff.
+	WatchList reflector.WatchListMode
 	// Workers is the number of reconcile workers; 0 means 2.
 	Workers int
 	// StatsInterval is the time between stats events; 0 means 250 ms.
@@ -183,7 +187,8 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 			return nil, err
 		}
 	}
-	inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: source})
+	inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: source,
+		Reflector: reflector.Config[*corev1.ConfigMap]{WatchList: opts.WatchList}})
 	if err != nil {
 		return nil, err
 	}
