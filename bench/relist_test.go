@@ -27,18 +27,25 @@ var expired = watch.Event{Type: watch.Error, Object: &metav1.Status{Status: meta
 // notification, and at the end. A relist that holds the whole new list
 // (here each item's copy, ~1.3 KB, next to the cached old version) plus a
 // queue entry per object shows it when the last page arrives or at the
-// first notification.
+// first notification. listwatch-atomic is listwatch with
+// informer.Options.AtomicRelists: the sink gathers the pages and the
+// list is applied in one transaction.
 func BenchmarkRelist(b *testing.B) {
 	c := syncCorpus()
 	lists := [2][]corev1.Pod{c[0], c[1]}
-	for _, lib := range libs {
-		b.Run(lib, func(b *testing.B) {
+	variants := []struct {
+		name, lib string
+		atomic    bool
+	}{{"listwatch", "listwatch", false}, {"listwatch-atomic", "listwatch", true}, {"client-go", "client-go", false}}
+	for _, v := range variants {
+		lib := v.lib
+		b.Run(v.name, func(b *testing.B) {
 			feed := newFeed(lists[0], "1", true)
 			lw := newProbedLW(feed)
 			cnt := newCounter(int64(steadyPods))
 			probe := newLiveProbe(steadyPods)
 			var probing atomic.Bool
-			run := start(b, lib, setup{lw: lw, paged: true, handlers: []handler{{fn: func(p *corev1.Pod) {
+			run := start(b, lib, setup{lw: lw, paged: true, atomicRelists: v.atomic, handlers: []handler{{fn: func(p *corev1.Pod) {
 				if probing.Load() {
 					probe.hit()
 				}

@@ -39,6 +39,8 @@ type setup struct {
 	// its recommended way (informer.StripManagedFields; controller-runtime's
 	// TransformStripManagedFields).
 	stripManagedFields bool
+	// atomicRelists sets listwatch's informer.Options.AtomicRelists.
+	atomicRelists bool
 }
 
 // running is a started informer.
@@ -64,7 +66,7 @@ func start(b testing.TB, lib string, s setup) *running {
 	switch lib {
 	case "listwatch":
 		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.lw), InOrder: s.inOrderQueue,
-			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}}
+			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}, AtomicRelists: s.atomicRelists}
 		if s.paged {
 			opts.Reflector.WatchList = reflector.WatchListOff
 		}
