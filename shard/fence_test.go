@@ -9,8 +9,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -244,6 +247,30 @@ func TestFencedMembers(t *testing.T) {
 		defer h.mu.Unlock()
 		if len(h.errs) > 0 {
 			t.Fatalf("two owners at once: %v", h.errs)
+		}
+	})
+}
+
+// TestMemberReleasesAfterACutShortRenewal: a renewal that fails because
+// Run is ending (its context cancelled mid-write) does not make the member
+// forget its Lease: leave still deletes it, so the others need not wait
+// for it to expire.
+func TestMemberReleasesAfterACutShortRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cs := fake.NewClientset()
+		clk := clocktesting.NewFakeClock(t0)
+		a := startMember(t, cs, clk, "a", nil)
+		synctest.Wait()
+		cs.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+			a.cancel() // Run ends during this write
+			return true, nil, context.Canceled
+		})
+		step(clk, 5*time.Second)
+		if err := <-a.done; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), "ring-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("the Lease survived Run: %v", err)
 		}
 	})
 }

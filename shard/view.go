@@ -14,7 +14,9 @@ type Change struct {
 	// absent from it (its own Lease expired or was released), in which
 	// case it owns nothing.
 	Assignment *Assignment
-	// Previous is the assignment before, nil for the first Change.
+	// Previous is the assignment of the previous Change, nil for the
+	// first. With fencing it may be Assignment itself: a Change that only
+	// hands out withheld slices.
 	Previous *Assignment
 	// Gained and Lost are Member's slices that Assignment adds and
 	// removes relative to Previous. With fencing (MemberOptions.Fenced)
