@@ -617,17 +617,17 @@ func (e *e2e) gracefulHandover(what string, before map[string]string) {
 // report logs what each replica caches next to the unsharded baseline and
 // checks that each caches about a third.
 func (e *e2e) report(total int, base *replica, gate bool) {
+	since := time.Now().UnixNano() // converged: the next stats lines count
 	e.eventually("stats of every replica at the converged state", func() (bool, string) {
 		e.world.mu.Lock()
 		defer e.world.mu.Unlock()
 		for id := range e.live {
-			if s := e.world.stats[id]; s.Objects+len(e.world.held[id]) == 0 || (id == "base" && s.Objects != total) {
-				return false, id + " has not reported its cache"
+			if s := e.world.stats[id]; s.T <= since || (id == "base" && s.Objects != total) {
+				return false, id + " has not reported its cache since the ring converged"
 			}
 		}
 		return true, ""
 	})
-	time.Sleep(2 * e2eRenew) // the replicas' next stats lines, after the last reconcile patches
 	e.world.mu.Lock()
 	defer e.world.mu.Unlock()
 	b := e.world.stats[base.id]
