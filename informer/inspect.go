@@ -33,6 +33,11 @@ type Snapshot struct {
 	Status reflector.Status
 	// Objects is the number of cached objects.
 	Objects int
+	// Bytes estimates the memory the cached objects take, from a sample
+	// of them (store.Reader.Footprint); BytesPerObject is the sample's
+	// mean. Estimates, not heap measurements: strings shared between
+	// objects (interned) are counted in each.
+	Bytes, BytesPerObject int64
 	// IndexValues maps each of the cache's indexes to its number of
 	// distinct values (store.Stats).
 	IndexValues map[string]int
@@ -74,15 +79,18 @@ func (inf *Informer[T]) Snapshot() Snapshot {
 	started := inf.started
 	inf.mu.Unlock()
 	st := inf.store.Reader().Stats()
+	fp := inf.store.Reader().Footprint(0)
 	s := Snapshot{
-		Name:        inf.name,
-		Started:     started,
-		Synced:      inf.HasSynced(),
-		Status:      inf.Status(),
-		Objects:     st.Objects,
-		IndexValues: st.IndexValues,
-		Queued:      inf.fifo.Len(),
-		Dropped:     inf.Dropped(),
+		Bytes:          fp.Bytes,
+		BytesPerObject: fp.BytesPerObject,
+		Name:           inf.name,
+		Started:        started,
+		Synced:         inf.HasSynced(),
+		Status:         inf.Status(),
+		Objects:        st.Objects,
+		IndexValues:    st.IndexValues,
+		Queued:         inf.fifo.Len(),
+		Dropped:        inf.Dropped(),
 	}
 	s.Handlers = make([]HandlerSnapshot, len(handlers))
 	for i, r := range handlers {

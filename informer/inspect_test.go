@@ -50,7 +50,11 @@ func TestFactorySnapshots(t *testing.T) {
 		if len(s.Handlers) != 1 || s.Handlers[0].Stats.Pending != 1 || s.Handlers[0].Stats != reg.Stats() {
 			t.Fatalf("handlers = %+v, Stats = %+v", s.Handlers, reg.Stats())
 		}
-		if snaps[1].Objects != 0 || snaps[1].Selection.Namespace != "none" || len(snaps[1].Handlers) != 0 {
+		// Two small ConfigMaps: a few hundred bytes each, estimated.
+		if s.BytesPerObject < 200 || s.BytesPerObject > 4000 || s.Bytes < 2*s.BytesPerObject {
+			t.Fatalf("cms footprint: %d bytes, %d per object", s.Bytes, s.BytesPerObject)
+		}
+		if snaps[1].Objects != 0 || snaps[1].Bytes != 0 || snaps[1].Selection.Namespace != "none" || len(snaps[1].Handlers) != 0 {
 			t.Fatalf("empty snapshot = %+v", snaps[1])
 		}
 		close(block)

@@ -63,6 +63,8 @@ type InformerStatus struct {
 	// StreamFallback is why streaming lists were given up, if they were.
 	StreamFallback string `json:"streamFallback,omitempty"`
 	Objects        int    `json:"objects"`
+	// Bytes estimates the cached objects' memory (Snapshot.Bytes).
+	Bytes int64 `json:"bytes"`
 	// IndexValues is the number of distinct values of each index.
 	IndexValues map[string]int `json:"indexValues,omitempty"`
 	Queued      int            `json:"queued"`
@@ -125,7 +127,7 @@ func (h *statusHandler) report() StatusReport {
 			Labels: s.Selection.LabelSelector, Fields: s.Selection.FieldSelector,
 			Started: s.Started, Synced: s.Synced, Phase: s.Status.Phase.String(),
 			Failures: s.Status.Failures, ResourceVersion: s.Status.LastSyncResourceVersion,
-			Objects: s.Objects, IndexValues: s.IndexValues, Queued: s.Queued, Dropped: s.Dropped,
+			Objects: s.Objects, Bytes: s.Bytes, IndexValues: s.IndexValues, Queued: s.Queued, Dropped: s.Dropped,
 			Handlers: make([]HandlerStatus, 0, len(s.Handlers)),
 		}
 		st.ID = statusID(s.Name, ids)
