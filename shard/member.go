@@ -91,6 +91,9 @@ func NewMember(ctx context.Context, opts MemberOptions) (*Member, error) {
 // Identity is the member's name in the ring.
 func (m *Member) Identity() string { return m.opts.Identity }
 
+// Ring is the name of the member's ring.
+func (m *Member) Ring() string { return m.opts.Ring }
+
 // Assignment is the last assignment published, nil before the first (Run
 // publishes once the ring's Leases are listed).
 func (m *Member) Assignment() *Assignment { return m.current.Load() }
