@@ -53,10 +53,10 @@ func configMapSource(_ *testing.B, n int) *scaleSource {
 				next[i].Labels[k] = v
 			}
 		}
-		return &scaleSource{start: func(b *testing.B, lib string, hit func()) (*running, func() func() time.Time) {
+		return &scaleSource{start: func(b *testing.B, st scaleStart) (*running, func() func() time.Time) {
 			ch := make(chan watch.Event, 1)
 			lw := newScaleLW(&configMapLW{items: items, rv: "1", ch: ch})
-			run := startConfigMaps(b, lib, lw, hit)
+			run := startConfigMaps(b, st.lib, st.source(lw), st.hit)
 			return run, func() func() time.Time {
 				started := lw.relist(&configMapLW{items: next, rv: "2", ch: ch})
 				ch <- expired

@@ -44,7 +44,26 @@ type scaleSource struct {
 	// versions and ends the open watch with a 410 Expired, so that the
 	// informer relists all n objects. The function expire returns says when
 	// the informer first asked the new source for anything.
-	start func(b *testing.B, lib string, hit func()) (run *running, expire func() (relistStarted func() time.Time))
+	start func(b *testing.B, s scaleStart) (run *running, expire func() (relistStarted func() time.Time))
+}
+
+// scaleStart says how to start an informer on a scaleSource.
+type scaleStart struct {
+	lib string
+	hit func() // the only handler, called on every notification
+	// probed, if set, gets the probedLW the informer's source is wrapped
+	// in, through which a liveProbe samples at the end of each list.
+	probed func(*probedLW)
+}
+
+// source returns what the informer sees of lw.
+func (s scaleStart) source(lw *scaleLW) cache.ListerWatcher {
+	if s.probed == nil {
+		return lw
+	}
+	p := newProbedLW(lw)
+	s.probed(p)
+	return p
 }
 
 var scaleKinds = []scaleKind{
@@ -82,6 +101,11 @@ var scaleKinds = []scaleKind{
 // informer keeps), and the peak heap of the sync and of the relist above
 // that same base (so the relist's peak includes the cache it started
 // with), in MB and per object.
+//
+// peak-sync-live-MB and peak-relist-live-MB are the peak live heap of one
+// more, untimed sync and relist (scaleProbe, with liveProbe: exact live
+// heap at fixed progress points, the pipeline paused), above the same
+// base: what an informer needs, whatever the process's garbage.
 //
 // Peak heap is sampled by a goroutine every 5 ms (heapSampler): the
 // largest /memory/classes/heap/objects:bytes from runtime/metrics (live
@@ -124,7 +148,7 @@ func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
 		cnt := newCounter(int64(n))
 		hs := sampleHeap(5 * time.Millisecond)
 		t0 := time.Now()
-		run, expire := src.start(b, lib, func() { cnt.hit(nil) })
+		run, expire := src.start(b, scaleStart{lib: lib, hit: func() { cnt.hit(nil) }})
 		cnt.wait(b, 30*time.Minute)
 		waitUntil(b, "synced", time.Minute, run.hasSynced)
 		syncSec += time.Since(t0).Seconds()
@@ -142,6 +166,8 @@ func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
 		peakRelist += float64(hs.finish() - base)
 		run.stop()
 	}
+	b.StopTimer()
+	liveSync, liveRelist := scaleProbe(b, src, lib, n)
 	const mb = 1 << 20
 	rounds, objs := float64(b.N), float64(b.N)*float64(n)
 	b.ReportMetric(syncSec/rounds, "sync-sec")
@@ -151,8 +177,44 @@ func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
 	b.ReportMetric(peakSync/rounds/mb, "peak-sync-MB")
 	b.ReportMetric(peakRelist/rounds/mb, "peak-relist-MB")
 	b.ReportMetric(source/rounds/mb, "base-MB")
+	b.ReportMetric(float64(liveSync)/mb, "peak-sync-live-MB")
+	b.ReportMetric(float64(liveRelist)/mb, "peak-relist-live-MB")
 	b.ReportMetric(peakSync/objs, "peak-sync-B/obj")
 	b.ReportMetric(peakRelist/objs, "peak-relist-B/obj")
+}
+
+// scaleProbe runs one more, untimed sync and relist of lib on src with
+// liveProbe (util_test.go) and returns the peak live heap of each above
+// the live heap before the informer started: exact at the probe's points
+// (the end of each list, the first, 1/4, 1/2, 3/4 and last-but-one
+// notification, the end), whatever else lives in the process.
+func scaleProbe(b *testing.B, src *scaleSource, lib string, n int) (sync, relist int64) {
+	var (
+		plw   *probedLW
+		cur   atomic.Pointer[liveProbe]
+		probe = newLiveProbe(int64(n))
+	)
+	cnt := newCounter(int64(n))
+	probe.start()
+	base := probe.base
+	cur.Store(probe)
+	run, expire := src.start(b, scaleStart{lib: lib, probed: func(p *probedLW) { plw = p; p.probe.Store(probe) },
+		hit: func() { cur.Load().hit(); cnt.hit(nil) }})
+	defer run.stop()
+	cnt.wait(b, 30*time.Minute)
+	probe.sample()
+	sync = probe.peak
+
+	probe = newLiveProbe(int64(n))
+	cnt.expect(int64(n))
+	probe.start()
+	cur.Store(probe)
+	plw.probe.Store(probe)
+	expire()
+	cnt.wait(b, 30*time.Minute)
+	probe.sample()
+	plw.probe.Store(nil)
+	return sync, probe.peak + probe.base - base
 }
 
 // heapSampler records the peak of the heap objects while an operation
@@ -293,8 +355,8 @@ func podSource(b *testing.B, n int) *scaleSource {
 		for _, s := range memorySubjects {
 			subjects[s.name] = s
 		}
-		return &scaleSource{start: func(b *testing.B, lib string, hit func()) (*running, func() func() time.Time) {
-			s := subjects[lib]
+		return &scaleSource{start: func(b *testing.B, st scaleStart) (*running, func() func() time.Time) {
+			s := subjects[st.lib]
 			var lws [2]cache.ListerWatcher
 			var in *restsource.Interner
 			if s.intern {
@@ -315,7 +377,7 @@ func podSource(b *testing.B, n int) *scaleSource {
 				lws[i] = lw
 			}
 			lw := newScaleLW(lws[0])
-			run := startMemory(b, s, lw, func(*corev1.Pod) { hit() })
+			run := startMemory(b, s, st.source(lw), func(*corev1.Pod) { st.hit() })
 			return run, func() func() time.Time {
 				started := lw.relist(lws[1])
 				srvs[0].live <- 0
