@@ -19,7 +19,8 @@ type queued[T any] struct {
 }
 
 // coalescer accumulates deltas per key and hands keys out in the order they
-// were first queued (client-go's DeltaFIFO).
+// were first queued (client-go's DeltaFIFO). It is the queue of coalescing
+// mode, and the drop-in uses it directly.
 type coalescer[T any] struct {
 	// items maps each queued key to its entry; a key is in items if and only
 	// if it is in order.
@@ -54,6 +55,26 @@ const (
 	maxReusedCap   = 64
 	bigMap         = 4096
 )
+
+func newCoalescer[T any]() *coalescer[T] {
+	return &coalescer[T]{items: make(map[string]*entry[T])}
+}
+
+func (q *coalescer[T]) len() int { return q.order.len() }
+
+// push appends d to key's deltas; see add.
+func (q *coalescer[T]) push(key string, d Delta[T]) bool {
+	e := q.entry(key)
+	fresh := len(e.deltas) == 0
+	e.append(d)
+	return fresh
+}
+
+func (q *coalescer[T]) skipsDeletes() bool { return true }
+
+func (q *coalescer[T]) listType(configured DeltaType) DeltaType { return configured }
+
+func (q *coalescer[T]) deletionsFirst() bool { return false }
 
 // entry returns key's entry, creating and queueing one if needed.
 func (q *coalescer[T]) entry(key string) *entry[T] {
@@ -144,4 +165,111 @@ func (q *coalescer[T]) reserve(n int) {
 	}
 	q.order.reserve(n)
 	q.pending = n - len(q.free) - len(q.slab)
+}
+
+// replace queues a whole list: a delta of the list's type for every listed
+// object, then a final-state-unknown deletion for every queued key and
+// every known key the list lacks. Every queued key ends up either listed
+// or deleted.
+func (q *coalescer[T]) replace(keys []string, deltas []Delta[T], known knownSource[T], lookup func(string) T) {
+	q.reserve(len(keys))
+	q.gen++
+	for i, key := range keys {
+		e := q.entry(key)
+		e.gen = q.gen
+		e.append(deltas[i])
+	}
+	for i := 0; i < q.order.len(); i++ {
+		e := q.order.at(i).e
+		if e.gen == q.gen {
+			continue
+		}
+		last := e.deltas[len(e.deltas)-1].Object
+		e.append(Delta[T]{Object: last, Type: Deleted, FinalStateUnknown: true})
+	}
+	if known != nil {
+		for _, key := range known.ListKeys() {
+			if _, queued := q.items[key]; queued {
+				continue
+			}
+			q.add(key, Delta[T]{Object: lookup(key), Type: Deleted, FinalStateUnknown: true})
+		}
+	}
+}
+
+// resync queues a Sync delta for every known object whose key is not
+// queued already.
+func (q *coalescer[T]) resync(known knownSource[T], lookup func(string) (T, bool)) {
+	for _, key := range known.ListKeys() {
+		if _, queued := q.items[key]; queued {
+			continue
+		}
+		if obj, ok := lookup(key); ok {
+			q.add(key, Delta[T]{Object: obj, Type: Sync})
+		}
+	}
+}
+
+// scan calls fn for every queued key with its last delta.
+func (q *coalescer[T]) scan(fn func(key string, last Delta[T])) {
+	for i := 0; i < q.order.len(); i++ {
+		if el := q.order.at(i); el.e != nil {
+			fn(el.key, el.e.deltas[len(el.e.deltas)-1])
+		}
+	}
+}
+
+// deleteUnlisted appends a final-state-unknown deletion to each queued key
+// of keys whose last delta is not one; see queue.
+func (q *coalescer[T]) deleteUnlisted(keys []string, orElse func(string) bool) int {
+	deletions := 0
+	for _, key := range keys {
+		e, ok := q.items[key]
+		if !ok {
+			if orElse(key) {
+				deletions++
+			}
+			continue
+		}
+		last := e.deltas[len(e.deltas)-1]
+		if last.Type == Deleted {
+			continue
+		}
+		e.append(Delta[T]{Object: last.Object, Type: Deleted, FinalStateUnknown: true})
+		deletions++
+	}
+	return deletions
+}
+
+// pushEnd queues a ListEnd sentinel: an element with no entry.
+func (q *coalescer[T]) pushEnd() { q.order.push(queued[T]{}) }
+
+func (q *coalescer[T]) headIsEnd() bool { return q.order.at(0).e == nil }
+
+func (q *coalescer[T]) popEnd() { q.order.pop() }
+
+// pop hands the oldest key's deltas to process.
+func (q *coalescer[T]) pop(process ProcessFunc[T], initial bool) error {
+	key, e := q.take()
+	err := process(key, e.deltas, initial)
+	q.recycle(e)
+	return err
+}
+
+func (q *coalescer[T]) beginBatch(int) {}
+
+// takeItem moves the oldest key into the batch; its entry is recycled by
+// endBatch. A key is never repeated in a batch, so it never refuses.
+func (q *coalescer[T]) takeItem(bool) (Item[T], bool) {
+	key, e := q.take()
+	q.taken = append(q.taken, e)
+	return Item[T]{Key: key, Deltas: e.deltas}, true
+}
+
+func (q *coalescer[T]) endBatch() {
+	for i, e := range q.taken {
+		q.recycle(e)
+		q.taken[i] = nil
+	}
+	q.taken = q.taken[:0]
 }

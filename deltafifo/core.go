@@ -43,17 +43,18 @@ type config[T any] struct {
 	rejectClosed bool
 	// replaceType is the delta type Replace queues in coalescing mode.
 	replaceType DeltaType
-	inOrder     bool
-	maxBatch    int
-	metrics     Metrics
+	// inOrder chooses the queue: ordered rather than the coalescer.
+	inOrder  bool
+	maxBatch int
+	metrics  Metrics
 	// listMarks and wholeLists are Options.ListMarks and WholeLists;
 	// known is nil when listMarks is set.
 	listMarks  bool
 	wholeLists bool
 }
 
-// core is the FIFO engine shared by the typed API and the drop-in. Exactly
-// one of co and ord is in use, chosen by cfg.inOrder.
+// core is the FIFO engine shared by the typed API and the drop-in; q is
+// the queue of its mode (see queue).
 type core[T any] struct {
 	cfg config[T]
 
@@ -76,8 +77,8 @@ type core[T any] struct {
 	synced       chan struct{}
 	syncedClosed bool
 
-	co  coalescer[T]
-	ord ordered[T]
+	// q holds what is queued, in the mode chosen at construction.
+	q queue[T]
 	// batch is PopBatch's reusable item list; empty between calls.
 	batch []Item[T]
 	// inflight is the number of keys (events) handed to a PopBatch process
@@ -101,10 +102,11 @@ func newCore[T any](cfg config[T]) *core[T] {
 	if cfg.maxBatch <= 0 {
 		cfg.maxBatch = defaultMaxBatch
 	}
-	c := &core[T]{cfg: cfg, synced: make(chan struct{})}
+	q := newQueue[T](cfg.inOrder)
+	cfg.replaceType = q.listType(cfg.replaceType)
+	c := &core[T]{cfg: cfg, synced: make(chan struct{}), q: q}
 	c.cond.L = &c.mu
 	c.idle.L = &c.mu
-	c.co.items = make(map[string]*entry[T])
 	return c
 }
 
@@ -183,10 +185,7 @@ func (c *core[T]) countRejected() {
 // depthLocked is the number of queued keys or events, counting ListEnd
 // sentinels.
 func (c *core[T]) depthLocked() int {
-	if c.cfg.inOrder {
-		return c.ord.events.len()
-	}
-	return c.co.order.len()
+	return c.q.len()
 }
 
 // changedLocked wakes waiting Pops and reports the new depth.

@@ -30,6 +30,8 @@ func NewDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue {
 type dropIn struct {
 	// c is the engine, in coalescing mode; never nil.
 	c *core[any]
+	// co is c's queue: Pop and PopBatch take from it directly.
+	co *coalescer[any]
 	// transformer is opts.Transformer, returned by Transformer().
 	transformer cache.TransformFunc
 }
@@ -72,7 +74,8 @@ func newDropIn(opts cache.DeltaFIFOOptions) *dropIn {
 	if opts.KnownObjects != nil {
 		cfg.known = cacheKnown{opts.KnownObjects}
 	}
-	return &dropIn{c: newCore(cfg), transformer: opts.Transformer}
+	c := newCore(cfg)
+	return &dropIn{c: c, co: c.q.(*coalescer[any]), transformer: opts.Transformer}
 }
 
 // unwrapTombstone recognises a DeletedFinalStateUnknown handed to the FIFO.
@@ -168,9 +171,9 @@ func (q *dropIn) Pop(process cache.PopProcessFunc) (any, error) {
 func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
 	c := q.c
 	initial := !c.syncedClosed
-	key, e := c.co.take()
+	key, e := q.co.take()
 	var item any = toCacheDeltas(key, e.deltas) // boxed once, shared by process and the result
-	c.co.recycle(e)
+	q.co.recycle(e)
 	err := process(item, initial)
 	c.processedLocked(1, false)
 	return item, err
@@ -189,7 +192,7 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 	}
 	limit := c.batchLimitLocked(false)
 	n := 0
-	for n < limit && len(c.co.order.at(n).e.deltas) == 1 {
+	for n < limit && len(q.co.order.at(n).e.deltas) == 1 {
 		n++
 	}
 	if n <= 1 {
@@ -199,9 +202,9 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 	initial := !c.syncedClosed
 	batch := make([]cache.Delta, n)
 	for i := range batch {
-		key, e := c.co.take()
+		key, e := q.co.take()
 		batch[i] = toCacheDelta(key, e.deltas[0])
-		c.co.recycle(e)
+		q.co.recycle(e)
 	}
 	err := processBatch(batch, initial)
 	c.processedLocked(n, false)

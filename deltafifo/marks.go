@@ -31,9 +31,6 @@ type listEnd struct {
 	void bool
 }
 
-// isEndEvent reports whether ev is a ListEnd sentinel (order mode).
-func isEndEvent[T any](ev *event[T]) bool { return ev.d.Type == 0 }
-
 // beginMarkedLocked records that a list has begun: the next batch opens
 // with a ListBegin, ListEnd sentinels still queued are void, and the
 // initial list holds HasSynced back until its end has been processed.
@@ -51,22 +48,14 @@ func (c *core[T]) beginMarkedLocked(initial bool) {
 // pushEndLocked queues the ListEnd sentinel of the list at rv.
 func (c *core[T]) pushEndLocked(rv string) {
 	c.ends.push(listEnd{rv: rv})
-	if c.cfg.inOrder {
-		c.ord.events.push(event[T]{})
-	} else {
-		c.co.order.push(queued[T]{})
-	}
+	c.q.pushEnd()
 }
 
 // takeEndLocked pops the ListEnd sentinel at the head of the queue and
 // appends its item to the batch unless it is void. It reports whether it
 // appended one.
 func (c *core[T]) takeEndLocked() bool {
-	if c.cfg.inOrder {
-		c.ord.events.pop()
-	} else {
-		c.co.order.pop()
-	}
+	c.q.popEnd()
 	end := c.ends.pop()
 	if end.void {
 		return false
@@ -78,11 +67,5 @@ func (c *core[T]) takeEndLocked() bool {
 // headIsEndLocked reports whether the oldest queued element is a ListEnd
 // sentinel. The queue must not be empty.
 func (c *core[T]) headIsEndLocked() bool {
-	if !c.cfg.listMarks {
-		return false
-	}
-	if c.cfg.inOrder {
-		return isEndEvent(c.ord.events.at(0))
-	}
-	return c.co.order.at(0).e == nil
+	return c.cfg.listMarks && c.q.headIsEnd()
 }

@@ -1,13 +1,17 @@
 package deltafifo
 
-// event is one queued change in in-order mode.
+// event is one queued change in in-order mode; a ListEnd sentinel has no
+// delta type.
 type event[T any] struct {
 	key string
 	d   Delta[T]
 }
 
+// isEnd reports whether ev is a ListEnd sentinel.
+func (ev *event[T]) isEnd() bool { return ev.d.Type == 0 }
+
 // ordered queues every change as its own event and hands them out in
-// arrival order (client-go's RealFIFO).
+// arrival order (client-go's RealFIFO). It is the queue of in-order mode.
 type ordered[T any] struct {
 	// events holds the queued events, oldest first.
 	events ring[event[T]]
@@ -21,12 +25,31 @@ type ordered[T any] struct {
 	taken int
 }
 
-// replaceOrderedLocked queues a Replace in in-order mode: first a
-// final-state-unknown deletion for every queued key (unless its last event
-// is already a deletion) and every known key that the list lacks, then a
-// Replaced event for every listed object.
-func (c *core[T]) replaceOrderedLocked(keys []string, deltas []Delta[T]) {
-	q := &c.ord
+func (q *ordered[T]) len() int { return q.events.len() }
+
+func (q *ordered[T]) reserve(n int) { q.events.reserve(n) }
+
+// push queues d as a new event; every event is a new element.
+func (q *ordered[T]) push(key string, d Delta[T]) bool {
+	q.events.push(event[T]{key, d})
+	return true
+}
+
+// skipsDeletes is false: every deletion is an event of its own.
+func (q *ordered[T]) skipsDeletes() bool { return false }
+
+func (q *ordered[T]) skipDelete(string, knownSource[T]) bool { return false }
+
+// listType is always Replaced, as in client-go's RealFIFO.
+func (q *ordered[T]) listType(DeltaType) DeltaType { return Replaced }
+
+func (q *ordered[T]) deletionsFirst() bool { return true }
+
+// replace queues a whole list: first a final-state-unknown deletion for
+// every queued key (unless its last event is already a deletion) and every
+// known key that the list lacks, then a Replaced event for every listed
+// object.
+func (q *ordered[T]) replace(keys []string, deltas []Delta[T], known knownSource[T], lookup func(string) T) {
 	listed := make(map[string]struct{}, len(keys))
 	for _, key := range keys {
 		listed[key] = struct{}{}
@@ -48,42 +71,117 @@ func (c *core[T]) replaceOrderedLocked(keys []string, deltas []Delta[T]) {
 			q.events.push(event[T]{key, Delta[T]{Object: d.Object, Type: Deleted, FinalStateUnknown: true}})
 		}
 	}
-	if known := c.cfg.known; known != nil {
+	if known != nil {
 		for _, key := range known.ListKeys() {
 			_, isListed := listed[key]
 			_, isQueued := last[key]
 			if isListed || isQueued {
 				continue
 			}
-			obj := c.lookupForDeletion(key)
-			q.events.push(event[T]{key, Delta[T]{Object: obj, Type: Deleted, FinalStateUnknown: true}})
+			q.events.push(event[T]{key, Delta[T]{Object: lookup(key), Type: Deleted, FinalStateUnknown: true}})
 		}
 	}
 	q.events.reserve(len(keys))
 	for i, key := range keys {
 		q.events.push(event[T]{key, deltas[i]})
 	}
-	if !c.populated {
-		c.populated = true
-		c.initialCount = q.events.len()
-		c.checkSyncedLocked()
-	}
 }
 
-// resyncOrderedLocked queues a Sync event for every known object that has
-// no queued event.
-func (c *core[T]) resyncOrderedLocked() {
-	q := &c.ord
+// resync queues a Sync event for every known object that has no queued
+// event.
+func (q *ordered[T]) resync(known knownSource[T], lookup func(string) (T, bool)) {
 	queued := make(map[string]struct{}, q.events.len())
 	for i := 0; i < q.events.len(); i++ {
 		queued[q.events.at(i).key] = struct{}{}
 	}
-	for _, key := range c.cfg.known.ListKeys() {
+	for _, key := range known.ListKeys() {
 		if _, ok := queued[key]; ok {
 			continue
 		}
-		if obj, ok := c.lookupForSync(key); ok {
+		if obj, ok := lookup(key); ok {
 			q.events.push(event[T]{key, Delta[T]{Object: obj, Type: Sync}})
 		}
 	}
+}
+
+// scan calls fn for every queued event.
+func (q *ordered[T]) scan(fn func(key string, last Delta[T])) {
+	for i := 0; i < q.events.len(); i++ {
+		if ev := q.events.at(i); !ev.isEnd() {
+			fn(ev.key, ev.d)
+		}
+	}
+}
+
+// deleteUnlisted queues a final-state-unknown deletion after the last
+// event of each queued key of keys, unless that event is a deletion; see
+// queue.
+func (q *ordered[T]) deleteUnlisted(keys []string, orElse func(string) bool) int {
+	lastEvent := make(map[string]int)
+	for i := 0; i < q.events.len(); i++ {
+		lastEvent[q.events.at(i).key] = i
+	}
+	deletions := 0
+	for _, key := range keys {
+		i, ok := lastEvent[key]
+		if !ok {
+			if orElse(key) {
+				deletions++
+			}
+			continue
+		}
+		last := q.events.at(i).d
+		if last.Type == Deleted {
+			continue
+		}
+		q.events.push(event[T]{key, Delta[T]{Object: last.Object, Type: Deleted, FinalStateUnknown: true}})
+		deletions++
+	}
+	return deletions
+}
+
+// pushEnd queues a ListEnd sentinel: an event with no delta type.
+func (q *ordered[T]) pushEnd() { q.events.push(event[T]{}) }
+
+func (q *ordered[T]) headIsEnd() bool { return q.events.at(0).isEnd() }
+
+func (q *ordered[T]) popEnd() { q.events.pop() }
+
+// pop hands the oldest event to process as a one-delta slice.
+func (q *ordered[T]) pop(process ProcessFunc[T], initial bool) error {
+	ev := q.events.pop()
+	q.one[0] = ev.d
+	err := process(ev.key, q.one[:], initial)
+	q.one[0] = Delta[T]{}
+	return err
+}
+
+// beginBatch readies the scratch space for a batch of up to limit events.
+func (q *ordered[T]) beginBatch(limit int) {
+	if q.seen == nil {
+		q.seen = make(map[string]struct{})
+	}
+	if cap(q.batchDeltas) < limit {
+		q.batchDeltas = make([]Delta[T], limit)
+	}
+}
+
+// takeItem moves the oldest event into the batch, unless its key is in the
+// batch already and allowDup is false.
+func (q *ordered[T]) takeItem(allowDup bool) (Item[T], bool) {
+	key := q.events.at(0).key
+	if _, dup := q.seen[key]; dup && !allowDup {
+		return Item[T]{}, false
+	}
+	q.seen[key] = struct{}{}
+	i := q.taken
+	q.batchDeltas[i] = q.events.pop().d
+	q.taken++
+	return Item[T]{Key: key, Deltas: q.batchDeltas[i : i+1 : i+1]}, true
+}
+
+func (q *ordered[T]) endBatch() {
+	clear(q.seen)
+	clear(q.batchDeltas[:q.taken])
+	q.taken = 0
 }

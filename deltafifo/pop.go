@@ -11,19 +11,7 @@ func (c *core[T]) pop(ctx context.Context, process ProcessFunc[T]) error {
 	if err := c.waitLocked(ctx); err != nil {
 		return err
 	}
-	initial := !c.syncedClosed
-	var err error
-	if c.cfg.inOrder {
-		q := &c.ord
-		ev := q.events.pop()
-		q.one[0] = ev.d
-		err = process(ev.key, q.one[:], initial)
-		q.one[0] = Delta[T]{}
-	} else {
-		key, e := c.co.take()
-		err = process(key, e.deltas, initial)
-		c.co.recycle(e)
-	}
+	err := c.q.pop(process, !c.syncedClosed)
 	c.processedLocked(1, false)
 	if c.cfg.metrics != nil {
 		c.cfg.metrics.Depth(c.depthLocked())
@@ -112,70 +100,28 @@ func (c *core[T]) runBatch(process BatchFunc[T], initial bool) (err error) {
 // before an event whose key it holds, unless allowDup. It returns how
 // many elements it popped and whether a ListEnd ended the batch.
 func (c *core[T]) takeBatchLocked(limit int, allowDup bool) (popped int, ended bool) {
-	if c.cfg.inOrder {
-		c.ord.prepareBatch(limit)
-	}
+	c.q.beginBatch(limit)
 	for popped < limit {
-		switch {
-		case c.headIsEndLocked():
+		if c.headIsEndLocked() {
 			popped++
 			if c.takeEndLocked() {
 				return popped, true
 			}
 			continue
-		case c.cfg.inOrder:
-			if !c.takeEventLocked(allowDup) {
-				return popped, false
-			}
-		default:
-			key, e := c.co.take()
-			c.co.taken = append(c.co.taken, e)
-			c.batch = append(c.batch, Item[T]{Key: key, Deltas: e.deltas})
 		}
+		it, ok := c.q.takeItem(allowDup)
+		if !ok {
+			return popped, false
+		}
+		c.batch = append(c.batch, it)
 		popped++
 	}
 	return popped, false
 }
 
-// prepareBatch readies the scratch space for a batch of up to limit events.
-func (q *ordered[T]) prepareBatch(limit int) {
-	if q.seen == nil {
-		q.seen = make(map[string]struct{})
-	}
-	if cap(q.batchDeltas) < limit {
-		q.batchDeltas = make([]Delta[T], limit)
-	}
-}
-
-// takeEventLocked moves the oldest event into c.batch, unless its key is
-// in the batch already and allowDup is false. It reports whether it did.
-func (c *core[T]) takeEventLocked(allowDup bool) bool {
-	q := &c.ord
-	key := q.events.at(0).key
-	if _, dup := q.seen[key]; dup && !allowDup {
-		return false
-	}
-	q.seen[key] = struct{}{}
-	i := q.taken
-	q.batchDeltas[i] = q.events.pop().d
-	q.taken++
-	c.batch = append(c.batch, Item[T]{Key: key, Deltas: q.batchDeltas[i : i+1 : i+1]})
-	return true
-}
-
 // releaseBatchLocked recycles the memory handed to a batch process function.
 func (c *core[T]) releaseBatchLocked() {
-	if c.cfg.inOrder {
-		clear(c.ord.seen)
-		clear(c.ord.batchDeltas[:c.ord.taken])
-		c.ord.taken = 0
-	} else {
-		for i, e := range c.co.taken {
-			c.co.recycle(e)
-			c.co.taken[i] = nil
-		}
-		c.co.taken = c.co.taken[:0]
-	}
+	c.q.endBatch()
 	clear(c.batch)
 	c.batch = c.batch[:0]
 }

@@ -10,7 +10,7 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if typ == Deleted && !c.cfg.inOrder && c.cfg.known != nil {
+	if typ == Deleted && c.q.skipsDeletes() && c.cfg.known != nil {
 		// skipDelete below asks the known store, which must not be behind
 		// a batch being applied.
 		c.waitIdleLocked()
@@ -22,24 +22,17 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	if c.paging.open {
 		c.paging.seenLocked(key)
 	}
-	if c.cfg.inOrder {
-		c.ord.events.push(event[T]{key, d})
-	} else {
-		if typ == Deleted && !c.cfg.listMarks && c.co.skipDelete(key, c.cfg.known) {
-			return nil
-		}
-		c.co.add(key, d)
+	if typ == Deleted && !c.cfg.listMarks && c.q.skipDelete(key, c.cfg.known) {
+		return nil
 	}
+	c.q.push(key, d)
 	c.changedLocked()
 	return nil
 }
 
 // listDeltaType is the type of the deltas a list queues: Replaced in order
-// mode, else the configured Sync or Replaced.
+// mode, else the configured Sync or Replaced (see queue.listType).
 func (c *core[T]) listDeltaType() DeltaType {
-	if c.cfg.inOrder {
-		return Replaced
-	}
 	return c.cfg.replaceType
 }
 
@@ -65,7 +58,7 @@ func (c *core[T]) replace(list []T, rv string) error {
 		// in order mode the deletions go first, as client-go's RealFIFO
 		// queues them.
 		c.beginPagesLocked()
-		if c.cfg.inOrder {
+		if c.q.deletionsFirst() {
 			for _, key := range keys {
 				c.paging.seenLocked(key)
 			}
@@ -73,10 +66,15 @@ func (c *core[T]) replace(list []T, rv string) error {
 		}
 		c.replacePageLocked(keys, deltas, false)
 		c.replaceEndLocked(rv)
-	case c.cfg.inOrder:
-		c.replaceOrderedLocked(keys, deltas)
 	default:
-		c.replaceCoalescingLocked(keys, deltas)
+		c.q.replace(keys, deltas, c.cfg.known, c.lookupForDeletion)
+		if !c.populated {
+			// Every queued element is now of the initial list: listed,
+			// or deleted by it.
+			c.populated = true
+			c.initialCount = c.q.len()
+			c.checkSyncedLocked()
+		}
 	}
 	c.changedLocked()
 	return nil
@@ -96,11 +94,7 @@ func (c *core[T]) resync() error {
 	if c.cfg.known == nil {
 		return nil
 	}
-	if c.cfg.inOrder {
-		c.resyncOrderedLocked()
-	} else {
-		c.resyncCoalescingLocked()
-	}
+	c.q.resync(c.cfg.known, c.lookupForSync)
 	c.changedLocked()
 	return nil
 }

@@ -6,49 +6,6 @@ import (
 	"slices"
 )
 
-// replaceCoalescingLocked queues a Replace in coalescing mode: a delta of the
-// list's type for every listed object, then a final-state-unknown deletion
-// for every queued key and every known key the list lacks. keys and deltas
-// come from prepareList and are valid.
-func (c *core[T]) replaceCoalescingLocked(keys []string, deltas []Delta[T]) {
-	q := &c.co
-	q.reserve(len(keys))
-	q.gen++
-	listed := 0
-	for i, key := range keys {
-		e := q.entry(key)
-		if e.gen != q.gen {
-			e.gen = q.gen
-			listed++
-		}
-		e.append(deltas[i])
-	}
-	deletions := 0
-	for i := 0; i < q.order.len(); i++ {
-		e := q.order.at(i).e
-		if e.gen == q.gen {
-			continue
-		}
-		last := e.deltas[len(e.deltas)-1].Object
-		e.append(Delta[T]{Object: last, Type: Deleted, FinalStateUnknown: true})
-		deletions++
-	}
-	if known := c.cfg.known; known != nil {
-		for _, key := range known.ListKeys() {
-			if _, queued := q.items[key]; queued {
-				continue
-			}
-			q.add(key, Delta[T]{Object: c.lookupForDeletion(key), Type: Deleted, FinalStateUnknown: true})
-			deletions++
-		}
-	}
-	if !c.populated {
-		c.populated = true
-		c.initialCount = listed + deletions
-		c.checkSyncedLocked()
-	}
-}
-
 // lookupForDeletion returns the known object under key, or the zero T (with
 // a log line) when the store fails or no longer has it.
 func (c *core[T]) lookupForDeletion(key string) T {
@@ -64,20 +21,6 @@ func (c *core[T]) lookupForDeletion(key string) T {
 		return zero
 	}
 	return obj
-}
-
-// resyncCoalescingLocked queues a Sync delta for every known object whose
-// key is not queued already.
-func (c *core[T]) resyncCoalescingLocked() {
-	q := &c.co
-	for _, key := range c.cfg.known.ListKeys() {
-		if _, queued := q.items[key]; queued {
-			continue
-		}
-		if obj, ok := c.lookupForSync(key); ok {
-			q.add(key, Delta[T]{Object: obj, Type: Sync})
-		}
-	}
 }
 
 // lookupForSync returns the known object under key, logging why not if it
@@ -136,19 +79,7 @@ func (c *core[T]) beginPagesLocked() {
 		}
 		unseen[key] = last
 	}
-	if c.cfg.inOrder {
-		for i := 0; i < c.ord.events.len(); i++ {
-			if ev := c.ord.events.at(i); !isEndEvent(ev) {
-				add(ev.key, ev.d) // a later event overwrites: the last stays
-			}
-		}
-	} else {
-		for i := 0; i < c.co.order.len(); i++ {
-			if q := c.co.order.at(i); q.e != nil {
-				add(q.key, q.e.deltas[len(q.e.deltas)-1])
-			}
-		}
-	}
+	c.q.scan(add) // a later call overwrites: the last delta stays
 	if known := c.cfg.known; known != nil {
 		for _, key := range known.ListKeys() {
 			if _, queued := unseen[key]; !queued {
@@ -171,24 +102,11 @@ func (c *core[T]) replacePageLocked(keys []string, deltas []Delta[T], first bool
 	}
 	p := &c.paging
 	listed := 0
-	if c.cfg.inOrder {
-		q := &c.ord
-		q.events.reserve(len(keys))
-		for i, key := range keys {
-			p.seenLocked(key)
-			q.events.push(event[T]{key, deltas[i]})
-		}
-		listed = len(keys)
-	} else {
-		q := &c.co
-		q.reserve(len(keys))
-		for i, key := range keys {
-			p.seenLocked(key)
-			e := q.entry(key)
-			if len(e.deltas) == 0 {
-				listed++
-			}
-			e.append(deltas[i])
+	c.q.reserve(len(keys))
+	for i, key := range keys {
+		p.seenLocked(key)
+		if c.q.push(key, deltas[i]) {
+			listed++
 		}
 	}
 	if p.initial && !c.cfg.listMarks {
@@ -224,56 +142,25 @@ func (c *core[T]) queueUnseenDeletionsLocked() int {
 	if len(unseen) == 0 {
 		return 0
 	}
-	// In order mode: the last queued event of each key.
-	var lastEvent map[string]int
-	if c.cfg.inOrder {
-		lastEvent = make(map[string]int)
-		for i := 0; i < c.ord.events.len(); i++ {
-			lastEvent[c.ord.events.at(i).key] = i
-		}
-	}
-	deletions := 0
-	for _, key := range slices.Sorted(maps.Keys(unseen)) {
-		if c.queueUnseenDeletionLocked(key, unseen[key], lastEvent) {
-			deletions++
-		}
-	}
-	return deletions
+	return c.q.deleteUnlisted(slices.Sorted(maps.Keys(unseen)), func(key string) bool {
+		return c.queueUnqueuedDeletionLocked(key, unseen[key])
+	})
 }
 
-// queueUnseenDeletionLocked queues the final-state-unknown deletion of a
-// key a paged list did not contain, with its last known state. A key whose
-// last queued delta is a deletion, or that is neither queued nor known any
-// more, needs none; with list marks, a key popped since the list began
-// gets one with the state it had then (atBegin), unless that was a
-// deletion. lastEvent indexes the queued events (in order mode).
-func (c *core[T]) queueUnseenDeletionLocked(key string, atBegin Delta[T], lastEvent map[string]int) bool {
+// queueUnqueuedDeletionLocked queues the final-state-unknown deletion of a
+// key a paged list did not contain and that has nothing queued (a queued
+// key's deletion is the queue's: deleteUnlisted), with its last known
+// state. A key that is not known any more needs none; with list marks, a
+// key popped since the list began gets one with the state it had then
+// (atBegin), unless that was a deletion.
+func (c *core[T]) queueUnqueuedDeletionLocked(key string, atBegin Delta[T]) bool {
 	d := Delta[T]{Type: Deleted, FinalStateUnknown: true}
-	if c.cfg.inOrder {
-		if i, ok := lastEvent[key]; ok {
-			last := c.ord.events.at(i).d
-			if last.Type == Deleted {
-				return false
-			}
-			d.Object = last.Object
-			c.ord.events.push(event[T]{key, d})
-			return true
-		}
-	} else if e, ok := c.co.items[key]; ok {
-		last := e.deltas[len(e.deltas)-1]
-		if last.Type == Deleted {
-			return false
-		}
-		d.Object = last.Object
-		e.append(d)
-		return true
-	}
 	if c.cfg.listMarks {
 		if atBegin.Type == Deleted {
 			return false
 		}
 		d.Object = atBegin.Object
-		c.queueLocked(key, d)
+		c.q.push(key, d)
 		return true
 	}
 	if c.cfg.known == nil {
@@ -284,18 +171,8 @@ func (c *core[T]) queueUnseenDeletionLocked(key string, atBegin Delta[T], lastEv
 		return false
 	}
 	d.Object = obj
-	c.queueLocked(key, d)
+	c.q.push(key, d)
 	return true
-}
-
-// queueLocked appends d to key's queue: a new event in order mode, else
-// the key's entry.
-func (c *core[T]) queueLocked(key string, d Delta[T]) {
-	if c.cfg.inOrder {
-		c.ord.events.push(event[T]{key, d})
-	} else {
-		c.co.add(key, d)
-	}
 }
 
 // replacePage queues one page of a paged list. Like replace, it checks and
