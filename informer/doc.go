@@ -44,6 +44,14 @@
 // again only after a failure, and a relist that finds an object unchanged
 // tells no handler.
 //
+// A relist (after a 410, or Informer.Relist) travels through the queue as
+// one bracketed event and the cache deletes what it lacks at its end,
+// telling each deletion with finalStateUnknown; Options.AtomicRelists
+// makes readers see each list whole. With a source that serves a part of
+// the resource (an [Owner], e.g. shard.Source), a handler that implements
+// [MovedAwayHandler] hears an object the part lost as OnMovedAway rather
+// than OnDelete.
+//
 // For code written against client-go, NewSharedIndexInformer returns a
 // cache.SharedIndexInformer with client-go's semantics on this engine.
 //

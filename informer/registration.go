@@ -71,7 +71,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 		log = *opts.Logger
 	}
 	r := &Registration[T]{inf: inf, name: opts.Name, resync: resync, done: make(chan struct{}), syncing: inf.quirks.syncingHandlers,
-		ownLogger: opts.Logger != nil, l: newListener(h, listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
+		ownLogger: opts.Logger != nil, l: newListener(withMovedAway(h, inf.opts.Source), listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
 	r.l.onPanic = inf.quirks.onPanic
 	if inf.stopped {
 		return nil, ErrStopped

@@ -1,0 +1,102 @@
+package informer
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/fake"
+)
+
+// owningSource is a choosySource that says what it serves, as
+// shard.Source does.
+type owningSource struct{ *choosySource }
+
+func (o owningSource) Owns(obj metav1.Object) bool { return o.wants(obj.GetName()) }
+
+// movesRecorder records deletions and moves.
+type movesRecorder struct {
+	HandlerFuncs[*corev1.ConfigMap]
+	mu    sync.Mutex
+	calls []string
+}
+
+func (m *movesRecorder) record(s string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, s)
+}
+
+func (m *movesRecorder) OnDelete(obj *corev1.ConfigMap, unknown bool) {
+	m.record("delete " + obj.Name + map[bool]string{true: " unknown", false: ""}[unknown])
+}
+
+func (m *movesRecorder) OnMovedAway(obj *corev1.ConfigMap) { m.record("moved " + obj.Name) }
+
+// A relist under a new part tells an object the source stopped serving as
+// moved away, and one deleted on the server while the watch was down, still
+// in the part, as a deletion; a watched deletion stays a deletion.
+func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		for _, n := range []string{"a", "b", "c", "d"} {
+			if _, err := srv.Create(t.Context(), newCM(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src := owningSource{&choosySource{ListerWatcherWithContext: srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})}}
+		src.set("a", "b", "c", "d")
+		inf, err := New(Options[*corev1.ConfigMap]{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &movesRecorder{}
+		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = inf.Run(ctx) })
+		defer func() { cancel(); wg.Wait() }()
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		deleteCM(t, srv, "d")
+		synctest.Wait()
+		// c is deleted unseen (the source stops serving its events), a
+		// and b move away.
+		src.set()
+		deleteCM(t, srv, "c")
+		synctest.Wait()
+		src.set("c")
+		inf.Relist()
+		synctest.Wait()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		// The relist's deletions come in the store's order.
+		if len(h.calls) != 4 || h.calls[0] != "delete d" {
+			t.Fatalf("calls %q, want delete d first, then the relist's three", h.calls)
+		}
+		got := sorted(h.calls[1:])
+		if want := []string{"delete c unknown", "moved a", "moved b"}; !slices.Equal(got, want) {
+			t.Fatalf("relist told %q, want %q", got, want)
+		}
+	})
+}
+
+func deleteCM(t *testing.T, srv *fake.Server, name string) {
+	t.Helper()
+	o, err := srv.Get(t.Context(), cmGVR, "ns", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Delete(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+}
