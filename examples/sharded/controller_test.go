@@ -33,8 +33,11 @@ func TestContentHash(t *testing.T) {
 }
 
 // TestTwoReplicasSplitTheWork runs two replicas in one process on the fake
-// clientset: every ConfigMap ends reconciled at its content by its owner,
-// and each replica reports only its own keys, also after an update.
+// clientset: every ConfigMap ends reconciled at its content (one that
+// changes after the ring settled, by its owner), and each replica's
+// handlers end up holding exactly its own keys. (A replica that starts
+// before it sees the other owns everything for a moment: what it
+// reconciled then stays marked with its name.)
 func TestTwoReplicasSplitTheWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ns = "demo"
@@ -48,17 +51,19 @@ func TestTwoReplicasSplitTheWork(t *testing.T) {
 			}
 		}
 		var mu sync.Mutex
-		added := map[string]map[string]bool{}
+		added := map[string]map[string]bool{"a": {}, "b": {}} // key → held by a replica's handlers
 		var wg sync.WaitGroup
 		for _, id := range []string{"a", "b"} {
-			added[id] = map[string]bool{}
 			c, err := sharded.New(ctx, sharded.Options{Client: cs, Namespace: ns, Ring: "cms", Identity: id, Slices: 64,
 				WatchList: reflector.WatchListOff, StatsInterval: time.Minute,
 				Events: func(e sharded.Event) {
-					if e.Ev == "add" {
-						mu.Lock()
+					mu.Lock()
+					defer mu.Unlock()
+					switch e.Ev {
+					case "add":
 						added[id][e.Key] = true
-						mu.Unlock()
+					case "drop", "del":
+						delete(added[id], e.Key)
 					}
 				}})
 			if err != nil {
@@ -71,6 +76,7 @@ func TestTwoReplicasSplitTheWork(t *testing.T) {
 			})
 		}
 		a := shard.MustAssign([]string{"a", "b"}, shard.Options{Slices: 64})
+		changed := ""
 		check := func() error {
 			l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -81,7 +87,7 @@ func TestTwoReplicasSplitTheWork(t *testing.T) {
 				if got := cm.Annotations[sharded.HashAnnotation]; got != sharded.ContentHash(cm.Data) {
 					return fmt.Errorf("%s reconciled at %q", cm.Name, got)
 				}
-				if by := cm.Annotations[sharded.ByAnnotation]; by != owner {
+				if by := cm.Annotations[sharded.ByAnnotation]; (cm.Name == changed && by != owner) || (by != "a" && by != "b") {
 					return fmt.Errorf("%s reconciled by %q, owner %q", cm.Name, by, owner)
 				}
 			}
@@ -101,6 +107,7 @@ func TestTwoReplicasSplitTheWork(t *testing.T) {
 		if err := settle(); err != nil {
 			t.Fatal(err)
 		}
+		changed = "cm-07"
 		patch := []byte(`{"data":{"v":"changed"}}`)
 		if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, "cm-07", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
