@@ -68,6 +68,13 @@ type Config[T store.Object] struct {
 	// at random. Inject a seeded source for deterministic runs. It is used
 	// from one goroutine only.
 	Rand *rand.Rand
+	// PagedReplace hands paginated lists of more than one page, and
+	// streaming lists of more than PageSize objects, to the store a page at
+	// a time (ReplacePage effects, then ReplaceEnd) instead of as one
+	// Replace; the store must be a PagedStore. New sets it whenever its
+	// store is one, whatever the field says; it matters only to code that
+	// drives a Machine itself.
+	PagedReplace bool
 	// KeyFunc keys objects while a streaming list is collected; list items
 	// it cannot key are dropped and reported. Default store.NamespacedKey.
 	KeyFunc store.KeyFunc[T]

@@ -46,9 +46,9 @@ type Replace[T store.Object] struct {
 
 // ReplacePage asks a PagedStore to take one page of a paginated list in
 // progress; First marks the first page of a new list. The machine emits it
-// instead of Replace (for lists of more than one page) after
-// [Machine.SetPagedReplace](true), which the reflector calls when its store
-// is a [PagedStore].
+// instead of Replace (for lists of more than one page) when
+// [Config.PagedReplace] is set, as the reflector sets it when its store is
+// a [PagedStore].
 type ReplacePage[T store.Object] struct {
 	Items []T
 	First bool

@@ -77,9 +77,9 @@ type Machine[T store.Object] struct {
 	// watch cache is off for this resource, so relists keep paging.
 	paginatedResult bool
 
-	// pagedReplace: lists of more than one page go to the store page by
-	// page (ReplacePage, ReplaceEnd) instead of as one Replace; see
-	// SetPagedReplace.
+	// pagedReplace is Config.PagedReplace: lists of more than one page go
+	// to the store page by page (ReplacePage, ReplaceEnd) instead of as one
+	// Replace.
 	pagedReplace bool
 
 	// stream holds the objects of a streaming list (PhaseStreaming) until
@@ -148,15 +148,8 @@ func NewMachine[T store.Object](cfg Config[T]) (*Machine[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Machine[T]{cfg: cfg, backoff: backoff{cfg: cfg.Backoff}}, nil
+	return &Machine[T]{cfg: cfg, backoff: backoff{cfg: cfg.Backoff}, pagedReplace: cfg.PagedReplace}, nil
 }
-
-// SetPagedReplace makes the machine hand paginated lists of more than one
-// page to the store a page at a time: a ReplacePage effect per page (the
-// items are not accumulated), then ReplaceEnd, instead of one Replace at
-// the end. The store must be a PagedStore. New sets it when the store is
-// one. Call it before Start.
-func (m *Machine[T]) SetPagedReplace(on bool) { m.pagedReplace = on }
 
 // Start begins the first list cycle; later calls return nil.
 func (m *Machine[T]) Start(now time.Time) []Effect {

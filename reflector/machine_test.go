@@ -62,11 +62,11 @@ func (s *scenario) create(t *testing.T, td *datadriven.TestData) string {
 	var mode string
 	td.MaybeScanArgs(t, "watch-list", &mode)
 	cfg.WatchList = map[string]WatchListMode{"": WatchListOff, "auto": WatchListAuto, "off": WatchListOff, "force": WatchListForce}[mode]
+	cfg.PagedReplace = td.HasArg("paged-replace")
 	m, err := NewMachine(cfg)
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	m.SetPagedReplace(td.HasArg("paged-replace"))
 	s.m, s.t0, s.now = m, t0, t0
 	return s.render(m.Start(s.now))
 }

@@ -75,12 +75,10 @@ func New[T store.Object](opts Options[T]) (*Reflector[T], error) {
 	if opts.WatchList == WatchListAuto && watchlist.DoesClientNotSupportWatchListSemantics(opts.Source) {
 		opts.WatchList = WatchListOff
 	}
+	_, opts.PagedReplace = opts.Store.(PagedStore[T])
 	m, err := NewMachine(opts.Config)
 	if err != nil {
 		return nil, err
-	}
-	if _, ok := opts.Store.(PagedStore[T]); ok {
-		m.SetPagedReplace(true)
 	}
 	if opts.Name == "" {
 		opts.Name = "reflector"
