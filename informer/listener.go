@@ -42,7 +42,6 @@ type listenerOptions struct {
 type listener[T any] struct {
 	h     Handler[T]
 	guard guarded[T]
-	mode  DeliveryMode
 	clock clock.PassiveClock
 	log   logr.Logger
 	// onPanic, when set, takes handler panics instead of the log line,
@@ -52,26 +51,15 @@ type listener[T any] struct {
 
 	mu   sync.Mutex
 	cond sync.Cond // signalled on new work and on stop; uses mu
-	// keys holds, in first-arrival order, each key with an entry in entries
-	// (Coalesce mode); every key in entries is in keys exactly once.
-	keys    ring[queuedKey]
-	entries map[string]pending[T]
-	// peak is the largest len(entries) since entries was last allocated.
-	peak int
-	// fifo holds every undelivered notification (InOrder mode). In Coalesce
-	// mode it holds notifications not yet folded into entries: addBatch
-	// only appends, and the listener folds them in (fold) before it takes
-	// an entry, as do stats and markInitial, so the result is the same as
-	// folding on arrival. Appending touches one slot instead of a map
-	// shared with the listener's goroutine. At most foldAt notifications
-	// wait unfolded, so memory stays bounded by the number of keys.
-	fifo ring[queuedNote[T]]
-	// seq numbers arrivals; delivered is the seq of the last entry whose
-	// handler calls have returned; initialSeq, once initialMarked, is the seq
-	// of the last arrival belonging to the initial list.
-	seq, initialSeq uint64
-	initialMarked   bool
-	delivered       atomic.Uint64
+	// buf holds what the handler has not taken yet, as the delivery mode
+	// keeps it (see buffer).
+	buf buffer[T]
+	// delivered is the number (see buffer) of the last entry whose handler
+	// calls have returned; initialSeq, once initialMarked, is the number of
+	// the last arrival belonging to the initial list.
+	initialSeq    uint64
+	initialMarked bool
+	delivered     atomic.Uint64
 	// synced is closed once the initial list has been delivered.
 	synced     chan struct{}
 	syncedOnce sync.Once
@@ -80,23 +68,12 @@ type listener[T any] struct {
 	// segment entries (0: idle).
 	busySince atomic.Int64
 
-	processed, coalesced, panics atomic.Int64
-	handlerNanos                 atomic.Int64
-}
-
-type queuedKey struct {
-	key string
-	seq uint64
-}
-
-type queuedNote[T any] struct {
-	n     Notification[T]
-	seq   uint64
-	since int64
+	processed, panics atomic.Int64
+	handlerNanos      atomic.Int64
 }
 
 func newListener[T any](h Handler[T], opts listenerOptions) *listener[T] {
-	l := &listener[T]{h: h, mode: opts.Mode, clock: opts.Clock, log: opts.Logger, entries: map[string]pending[T]{},
+	l := &listener[T]{h: h, buf: newBuffer[T](opts.Mode), clock: opts.Clock, log: opts.Logger,
 		synced: make(chan struct{})}
 	if l.clock == nil {
 		l.clock = clock.RealClock{}
@@ -142,64 +119,16 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 	if l.stopped {
 		return
 	}
-	wasEmpty := l.keys.len() == 0 && l.fifo.len() == 0
+	wasEmpty := l.buf.empty()
 	for i := range notes {
 		n := &notes[i]
 		if n.Kind == Synced && !syncs {
 			continue
 		}
-		if l.mode == InOrder {
-			l.seq++
-			l.fifo.push(queuedNote[T]{n: *n, seq: l.seq, since: st.get()})
-			continue
-		}
-		l.fifo.push(queuedNote[T]{n: *n, since: st.get()})
+		l.buf.add(n, st.get())
 	}
-	if l.mode != InOrder && l.fifo.len() >= foldAt {
-		l.fold()
-	}
-	if wasEmpty && (l.keys.len() > 0 || l.fifo.len() > 0) {
+	if wasEmpty && !l.buf.empty() {
 		l.cond.Signal()
-	}
-}
-
-// foldAt is how many unfolded notifications a coalescing listener holds
-// before addBatch folds them itself.
-const foldAt = 1024
-
-// fold merges the unfolded notifications into entries, in arrival order
-// (Coalesce mode); mu held.
-func (l *listener[T]) fold() {
-	if l.mode == InOrder {
-		return
-	}
-	for l.fifo.len() > 0 {
-		q := l.fifo.pop()
-		n := &q.n
-		if p, ok := l.entries[n.Key]; ok {
-			p.merge(n)
-			l.entries[n.Key] = p
-			l.coalesced.Add(1)
-			continue
-		}
-		l.seq++
-		l.entries[n.Key] = newPending(n, q.since)
-		l.keys.push(queuedKey{key: n.Key, seq: l.seq})
-	}
-	l.peak = max(l.peak, len(l.entries))
-}
-
-// bigEntries is the size past which an emptied entries map is replaced.
-const bigEntries = 1024
-
-// resetEntries replaces the empty entries map if it once held many keys (an
-// initial list): a Go map never shrinks, and a large table that then sees a
-// stream of distinct keys keeps paying for its size and its deleted slots
-// on every lookup. A small map is kept: clearing it would cost more than
-// it saves. mu held.
-func (l *listener[T]) resetEntries() {
-	if l.peak > bigEntries {
-		l.entries, l.peak = map[string]pending[T]{}, 0
 	}
 }
 
@@ -208,8 +137,7 @@ func (l *listener[T]) resetEntries() {
 func (l *listener[T]) markInitial() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.fold()
-	l.initialSeq, l.initialMarked = l.seq, true
+	l.initialSeq, l.initialMarked = l.buf.lastSeq(), true
 	l.checkSynced()
 }
 
@@ -242,9 +170,7 @@ func (l *listener[T]) stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stopped = true
-	l.keys.clear()
-	l.fifo.clear()
-	clear(l.entries)
+	l.buf.clear()
 	l.cond.Broadcast()
 }
 
@@ -261,7 +187,7 @@ func (l *listener[T]) run(ctx context.Context) {
 	defer context.AfterFunc(ctx, l.stop)()
 	for {
 		l.mu.Lock()
-		for l.keys.len() == 0 && l.fifo.len() == 0 && !l.stopped {
+		for l.buf.empty() && !l.stopped {
 			l.cond.Wait()
 		}
 		l.mu.Unlock()
@@ -287,33 +213,13 @@ func (l *listener[T]) drain() bool {
 			l.mu.Unlock()
 			return false
 		}
-		var (
-			p    pending[T]
-			note queuedNote[T]
-			key  string
-			seq  uint64
-		)
-		l.fold()
-		switch {
-		case l.mode == InOrder && l.fifo.len() > 0:
-			note = l.fifo.pop()
-			key, seq = note.n.Key, note.seq
-		case l.mode != InOrder && l.keys.len() > 0:
-			qk := l.keys.pop()
-			key = qk.key
-			p = l.entries[key]
-			delete(l.entries, key)
-			if len(l.entries) == 0 {
-				l.resetEntries()
-			}
-			seq = qk.seq
-		default:
-			l.mu.Unlock()
+		key, seq, p, ok := l.buf.take()
+		l.mu.Unlock()
+		if !ok {
 			return true
 		}
-		l.mu.Unlock()
 
-		calls := l.call(key, &p, &note)
+		calls := l.call(key, &p)
 
 		l.delivered.Store(seq)
 		if !l.isSynced() {
@@ -334,12 +240,8 @@ func (l *listener[T]) drain() bool {
 // call runs the handler for one entry. Each handler call recovers its own
 // panic (see guarded), so a coalesced delete and re-create make two calls
 // even if the first panics.
-func (l *listener[T]) call(key string, p *pending[T], note *queuedNote[T]) (calls int) {
+func (l *listener[T]) call(key string, p *pending[T]) (calls int) {
 	l.guard.key = key
-	if l.mode == InOrder {
-		deliverOne(&note.n, &l.guard)
-		return 1
-	}
 	return p.deliver(&l.guard)
 }
 
@@ -413,19 +315,16 @@ type ListenerStats struct {
 func (l *listener[T]) stats() ListenerStats {
 	now := l.now()
 	l.mu.Lock()
-	l.fold()
-	s := ListenerStats{Pending: l.keys.len() + l.fifo.len()}
-	switch {
-	case l.keys.len() > 0:
-		s.OldestPending = time.Duration(now - l.entries[l.keys.peek().key].since)
-	case l.fifo.len() > 0:
-		s.OldestPending = time.Duration(now - l.fifo.peek().since)
+	n, oldest := l.buf.pending()
+	s := ListenerStats{Pending: n, Coalesced: l.buf.coalesced()}
+	if n > 0 {
+		s.OldestPending = time.Duration(now - oldest)
 	}
 	l.mu.Unlock()
 	if since := l.busySince.Load(); since != 0 {
 		s.Busy = time.Duration(now - since)
 	}
-	s.Processed, s.Coalesced, s.Panics = l.processed.Load(), l.coalesced.Load(), l.panics.Load()
+	s.Processed, s.Panics = l.processed.Load(), l.panics.Load()
 	s.HandlerTime = time.Duration(l.handlerNanos.Load())
 	return s
 }

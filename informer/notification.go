@@ -112,16 +112,194 @@ func (p *pending[T]) deliver(h Handler[T]) int {
 	}
 }
 
-// deliverOne hands a single notification to h unchanged (in-order mode).
-func deliverOne[T any](n *Notification[T], h Handler[T]) {
-	switch n.Kind {
-	case Added:
-		h.OnAdd(n.Object, n.InInitialList)
-	case Updated:
-		h.OnUpdate(n.Old, n.Object)
-	case Deleted:
-		h.OnDelete(n.Object, n.FinalStateUnknown)
-	case Synced:
-		h.OnUpdate(n.Object, n.Object)
+// buffer holds the notifications a listener's handler has not taken yet,
+// one type per DeliveryMode: coalescing (Coalesce) or ordered (InOrder).
+// A buffer is a plain data structure: the listener calls it under its
+// lock, with times read from its clock, and runs the handler on what take
+// returns.
+//
+// Arrivals are numbered: take returns each entry's number, and once the
+// entry numbered lastSeq() at some moment has been delivered, so has
+// everything that had arrived then.
+type buffer[T any] interface {
+	// add queues n, which arrived at since (nanoseconds of the listener's
+	// clock).
+	add(n *Notification[T], since int64)
+	// empty reports whether nothing waits.
+	empty() bool
+	// take removes the oldest entry and returns its key, its number, and
+	// the handler calls to make (pending.deliver); ok is false when
+	// nothing waits.
+	take() (key string, seq uint64, p pending[T], ok bool)
+	// lastSeq is the number of the latest arrival.
+	lastSeq() uint64
+	// pending reports how many entries wait and when the oldest arrived.
+	pending() (n int, oldest int64)
+	// coalesced counts notifications merged into an entry already waiting.
+	coalesced() int64
+	// clear drops everything waiting.
+	clear()
+}
+
+func newBuffer[T any](mode DeliveryMode) buffer[T] {
+	if mode == InOrder {
+		return &orderedBuffer[T]{}
 	}
+	return &coalescingBuffer[T]{entries: map[string]pending[T]{}}
+}
+
+// orderedBuffer keeps every notification, in arrival order (InOrder).
+// Each is delivered unchanged: a pending made of one notification.
+type orderedBuffer[T any] struct {
+	notes ring[orderedNote[T]]
+	seq   uint64
+}
+
+type orderedNote[T any] struct {
+	n     Notification[T]
+	seq   uint64
+	since int64
+}
+
+func (b *orderedBuffer[T]) add(n *Notification[T], since int64) {
+	b.seq++
+	b.notes.push(orderedNote[T]{n: *n, seq: b.seq, since: since})
+}
+
+func (b *orderedBuffer[T]) empty() bool { return b.notes.len() == 0 }
+
+func (b *orderedBuffer[T]) take() (string, uint64, pending[T], bool) {
+	if b.notes.len() == 0 {
+		return "", 0, pending[T]{}, false
+	}
+	q := b.notes.pop()
+	return q.n.Key, q.seq, newPending(&q.n, q.since), true
+}
+
+func (b *orderedBuffer[T]) lastSeq() uint64 { return b.seq }
+
+func (b *orderedBuffer[T]) pending() (int, int64) {
+	if b.notes.len() == 0 {
+		return 0, 0
+	}
+	return b.notes.len(), b.notes.peek().since
+}
+
+func (b *orderedBuffer[T]) coalesced() int64 { return 0 }
+
+func (b *orderedBuffer[T]) clear() { b.notes.clear() }
+
+// coalescingBuffer keeps at most one pending entry per key, in order of
+// the keys' first arrival (Coalesce). add only appends to unfolded: it
+// touches one slot instead of a map that the listener's goroutine also
+// uses, and the notifications are folded into entries (fold) before an
+// entry is taken or counted, with the same result as folding on arrival.
+// At most foldAt notifications wait unfolded, so memory stays bounded by
+// the number of keys.
+type coalescingBuffer[T any] struct {
+	// keys holds, in first-arrival order, each key with an entry in
+	// entries; every key in entries is in keys exactly once, numbered.
+	keys    ring[queuedKey]
+	entries map[string]pending[T]
+	// peak is the largest len(entries) since entries was last allocated.
+	peak int
+	// unfolded holds the notifications not yet folded into entries.
+	unfolded ring[unfoldedNote[T]]
+	// seq numbers the entries as they are created; merged counts the
+	// notifications folded into an existing entry.
+	seq    uint64
+	merged int64
+}
+
+type queuedKey struct {
+	key string
+	seq uint64
+}
+
+type unfoldedNote[T any] struct {
+	n     Notification[T]
+	since int64
+}
+
+// foldAt is how many unfolded notifications a coalescing buffer holds
+// before add folds them.
+const foldAt = 1024
+
+func (b *coalescingBuffer[T]) add(n *Notification[T], since int64) {
+	b.unfolded.push(unfoldedNote[T]{n: *n, since: since})
+	if b.unfolded.len() >= foldAt {
+		b.fold()
+	}
+}
+
+// fold merges the unfolded notifications into entries, in arrival order.
+func (b *coalescingBuffer[T]) fold() {
+	for b.unfolded.len() > 0 {
+		q := b.unfolded.pop()
+		n := &q.n
+		if p, ok := b.entries[n.Key]; ok {
+			p.merge(n)
+			b.entries[n.Key] = p
+			b.merged++
+			continue
+		}
+		b.seq++
+		b.entries[n.Key] = newPending(n, q.since)
+		b.keys.push(queuedKey{key: n.Key, seq: b.seq})
+	}
+	b.peak = max(b.peak, len(b.entries))
+}
+
+func (b *coalescingBuffer[T]) empty() bool { return b.keys.len() == 0 && b.unfolded.len() == 0 }
+
+func (b *coalescingBuffer[T]) take() (string, uint64, pending[T], bool) {
+	b.fold()
+	if b.keys.len() == 0 {
+		return "", 0, pending[T]{}, false
+	}
+	qk := b.keys.pop()
+	p := b.entries[qk.key]
+	delete(b.entries, qk.key)
+	if len(b.entries) == 0 {
+		b.resetEntries()
+	}
+	return qk.key, qk.seq, p, true
+}
+
+// bigEntries is the size past which an emptied entries map is replaced.
+const bigEntries = 1024
+
+// resetEntries replaces the empty entries map if it once held many keys (an
+// initial list): a Go map never shrinks, and a large table that then sees a
+// stream of distinct keys keeps paying for its size and its deleted slots
+// on every lookup. A small map is kept: clearing it would cost more than
+// it saves.
+func (b *coalescingBuffer[T]) resetEntries() {
+	if b.peak > bigEntries {
+		b.entries, b.peak = map[string]pending[T]{}, 0
+	}
+}
+
+func (b *coalescingBuffer[T]) lastSeq() uint64 {
+	b.fold()
+	return b.seq
+}
+
+func (b *coalescingBuffer[T]) pending() (int, int64) {
+	b.fold()
+	if b.keys.len() == 0 {
+		return 0, 0
+	}
+	return b.keys.len(), b.entries[b.keys.peek().key].since
+}
+
+func (b *coalescingBuffer[T]) coalesced() int64 {
+	b.fold()
+	return b.merged
+}
+
+func (b *coalescingBuffer[T]) clear() {
+	b.keys.clear()
+	b.unfolded.clear()
+	clear(b.entries)
 }

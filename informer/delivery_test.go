@@ -1,0 +1,214 @@
+package informer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The delivery modes tested alone: pending's merge and deliver, and the two
+// buffers, scripted without a listener, a clock or a goroutine.
+
+// TestPendingMergeDeliver folds each script's notifications into one
+// pending entry, as a coalescing listener does for a key while its handler
+// lags, and checks the handler calls that deliver makes.
+func TestPendingMergeDeliver(t *testing.T) {
+	initialAdd := func(o *obj) *Notification[*obj] {
+		n := add(o)
+		n.InInitialList = true
+		return n
+	}
+	for _, tc := range []struct {
+		name  string
+		notes []*Notification[*obj]
+		want  []string
+	}{
+		{"add", []*Notification[*obj]{add(a1)}, []string{"add a@1 initial=false"}},
+		{"initial add", []*Notification[*obj]{initialAdd(a1)}, []string{"add a@1 initial=true"}},
+		{"update", []*Notification[*obj]{upd(a1, a2)}, []string{"update a@1 -> a@2"}},
+		{"delete", []*Notification[*obj]{del(a1, false)}, []string{"delete a@1 unknown=false"}},
+		{"final state unknown delete", []*Notification[*obj]{del(a1, true)}, []string{"delete a@1 unknown=true"}},
+		{"resync", []*Notification[*obj]{syn(a1)}, []string{"update a@1 -> a@1"}},
+		{"add then updates: the newest add", []*Notification[*obj]{add(a1), upd(a1, a2), upd(a2, a3)},
+			[]string{"add a@3 initial=false"}},
+		{"updates: from the state the handler has to the newest", []*Notification[*obj]{upd(a1, a2), upd(a2, a3)},
+			[]string{"update a@1 -> a@3"}},
+		{"update then delete", []*Notification[*obj]{upd(a1, a2), del(a2, false)}, []string{"delete a@2 unknown=false"}},
+		{"born and gone: nothing", []*Notification[*obj]{add(a1), upd(a1, a2), del(a2, false)}, nil},
+		{"born, gone and born again: one add", []*Notification[*obj]{add(a1), del(a1, false), add(a2)},
+			[]string{"add a@2 initial=false"}},
+		{"delete then add: a re-creation", []*Notification[*obj]{del(a1, false), add(a2)},
+			[]string{"delete a@1 unknown=false", "add a@2 initial=false"}},
+		{"update, delete, add: a re-creation", []*Notification[*obj]{upd(a1, a2), del(a2, true), add(a3)},
+			[]string{"delete a@2 unknown=true", "add a@3 initial=false"}},
+		{"re-creation then update", []*Notification[*obj]{del(a1, false), add(a2), upd(a2, a3)},
+			[]string{"delete a@1 unknown=false", "add a@3 initial=false"}},
+		{"two deletes: the last", []*Notification[*obj]{del(a1, true), del(a2, false)}, []string{"delete a@2 unknown=false"}},
+		{"resync then update", []*Notification[*obj]{syn(a1), upd(a1, a2)}, []string{"update a@1 -> a@2"}},
+		{"update then resync: the resync adds nothing", []*Notification[*obj]{upd(a1, a2), syn(a2)},
+			[]string{"update a@1 -> a@2"}},
+		{"add then resync", []*Notification[*obj]{add(a1), syn(a1)}, []string{"add a@1 initial=false"}},
+		{"resync then delete", []*Notification[*obj]{syn(a1), del(a1, false)}, []string{"delete a@1 unknown=false"}},
+		{"the initial flag of the last add", []*Notification[*obj]{del(a1, false), initialAdd(a2)},
+			[]string{"delete a@1 unknown=false", "add a@2 initial=true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPending(tc.notes[0], 7)
+			for _, n := range tc.notes[1:] {
+				p.merge(n)
+			}
+			if p.since != 7 {
+				t.Errorf("since = %d, want the first arrival's 7", p.since)
+			}
+			var r recorder
+			calls := p.deliver(&r)
+			got := r.take()
+			if !slices.Equal(got, tc.want) || calls != len(tc.want) {
+				t.Fatalf("deliver made %d calls %q, want %q", calls, got, tc.want)
+			}
+		})
+	}
+}
+
+// drainBuffer takes everything from b, delivering each entry to a recorder:
+// one line per entry, "#seq key: calls".
+func drainBuffer(b buffer[*obj]) []string {
+	var out []string
+	for {
+		key, seq, p, ok := b.take()
+		if !ok {
+			return out
+		}
+		var r recorder
+		p.deliver(&r)
+		out = append(out, fmt.Sprintf("#%d %s: %s", seq, key, strings.Join(r.take(), ", ")))
+	}
+}
+
+func TestOrderedBufferDeliversEveryNotification(t *testing.T) {
+	b := newBuffer[*obj](InOrder)
+	if !b.empty() {
+		t.Fatal("new buffer not empty")
+	}
+	for i, n := range []*Notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3)} {
+		b.add(n, int64(10+i))
+	}
+	if n, oldest := b.pending(); n != 6 || oldest != 10 || b.lastSeq() != 6 || b.coalesced() != 0 {
+		t.Fatalf("pending = %d since %d, lastSeq %d, coalesced %d; want 6 since 10, 6, 0", n, oldest, b.lastSeq(), b.coalesced())
+	}
+	wantCalls(t, drainBuffer(b),
+		"#1 a: add a@1 initial=false",
+		"#2 b: add b@1 initial=false",
+		"#3 a: update a@1 -> a@2",
+		"#4 b: update b@1 -> b@1",
+		"#5 a: delete a@2 unknown=true",
+		"#6 a: add a@3 initial=false",
+	)
+	if !b.empty() {
+		t.Fatal("drained buffer not empty")
+	}
+	b.add(add(c1), 20)
+	b.clear()
+	if !b.empty() || b.lastSeq() != 7 {
+		t.Fatalf("after clear: empty %v, lastSeq %d; want true, 7", b.empty(), b.lastSeq())
+	}
+}
+
+func TestCoalescingBufferKeepsOneEntryPerKey(t *testing.T) {
+	b := newBuffer[*obj](Coalesce)
+	for i, n := range []*Notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3), add(c1)} {
+		b.add(n, int64(10+i))
+	}
+	if b.empty() {
+		t.Fatal("buffer empty")
+	}
+	if n, oldest := b.pending(); n != 3 || oldest != 10 || b.lastSeq() != 3 || b.coalesced() != 4 {
+		t.Fatalf("pending = %d since %d, lastSeq %d, coalesced %d; want 3 since 10, 3, 4", n, oldest, b.lastSeq(), b.coalesced())
+	}
+	// Keys go in order of first arrival; a's add, update, delete and
+	// re-creation fold into one add (it was born while pending).
+	key, seq, p, ok := b.take()
+	if !ok || key != "a" || seq != 1 {
+		t.Fatalf("take = %q #%d %v", key, seq, ok)
+	}
+	var r recorder
+	p.deliver(&r)
+	wantCalls(t, r.take(), "add a@3 initial=false")
+	// A notification for a key already taken starts a new entry, after
+	// the ones waiting.
+	b.add(upd(a3, &obj{"a", 4}), 30)
+	if n, oldest := b.pending(); n != 3 || oldest != 11 {
+		t.Fatalf("pending = %d since %d; want 3 since 11", n, oldest)
+	}
+	wantCalls(t, drainBuffer(b),
+		"#2 b: add b@1 initial=false",
+		"#3 c: add c@1 initial=false",
+		"#4 a: update a@3 -> a@4",
+	)
+	if !b.empty() {
+		t.Fatal("drained buffer not empty")
+	}
+	if n, _ := b.pending(); n != 0 {
+		t.Fatalf("pending = %d after draining", n)
+	}
+}
+
+// A coalescing buffer folds by itself every foldAt notifications, so that
+// memory stays bounded by the number of keys however long nobody takes.
+func TestCoalescingBufferFoldsAtFoldAt(t *testing.T) {
+	b := newBuffer[*obj](Coalesce).(*coalescingBuffer[*obj])
+	for i := range 3 * foldAt {
+		b.add(upd(a1, &obj{"a", i}), int64(i))
+		if b.unfolded.len() >= foldAt {
+			t.Fatalf("%d notifications unfolded after %d adds", b.unfolded.len(), i+1)
+		}
+	}
+	if b.unfolded.len() != 0 || len(b.entries) != 1 || b.merged != 3*foldAt-1 {
+		t.Fatalf("unfolded %d, entries %d, merged %d after the third fold; want 0, 1, %d",
+			b.unfolded.len(), len(b.entries), b.merged, 3*foldAt-1)
+	}
+	wantCalls(t, drainBuffer(b), fmt.Sprintf("#1 a: update a@1 -> a@%d", 3*foldAt-1))
+}
+
+func TestCoalescingBufferClearDropsEverything(t *testing.T) {
+	b := newBuffer[*obj](Coalesce)
+	b.add(add(a1), 1)
+	b.add(add(b1), 2)
+	_ = b.lastSeq() // folds
+	b.add(add(c1), 3)
+	b.clear()
+	if !b.empty() {
+		t.Fatal("cleared buffer not empty")
+	}
+	if got := drainBuffer(b); len(got) != 0 {
+		t.Fatalf("cleared buffer delivered %q", got)
+	}
+}
+
+// The map of a coalescing buffer that held many keys is replaced once it
+// empties (a Go map never shrinks); a small one is kept.
+func TestCoalescingBufferReplacesABigEmptiedMap(t *testing.T) {
+	b := newBuffer[*obj](Coalesce).(*coalescingBuffer[*obj])
+	for i := range bigEntries + 1 {
+		b.add(add(&obj{fmt.Sprint(i), 1}), 0)
+	}
+	if got := len(drainBuffer(b)); got != bigEntries+1 {
+		t.Fatalf("delivered %d entries", got)
+	}
+	if b.peak != 0 {
+		t.Fatalf("peak = %d after emptying a big map, want 0 (replaced)", b.peak)
+	}
+	b.add(add(a1), 0)
+	drainBuffer(b)
+	if b.peak != 1 {
+		t.Fatalf("peak = %d after emptying a small map, want 1 (kept)", b.peak)
+	}
+}
+
+func wantCalls(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
