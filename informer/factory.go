@@ -28,6 +28,20 @@ type FactoryOptions struct {
 	ResyncPeriod time.Duration
 	// Delivery is the default DeliveryMode of every informer's handlers.
 	Delivery DeliveryMode
+	// WrapSource, when set, wraps the source of every informer the factory
+	// builds (after its Selection is applied): to shard the resource over
+	// replicas, it returns a shard.Source around src, one per informer
+	// (docs/sharding.md). A wrapped source that has a RelistWith(func())
+	// method ([RelistHook]; shard.Source has one) is given the informer's
+	// Relist, so a change of its part relists at once. resource is For's.
+	WrapSource func(resource string, src cache.ListerWatcherWithContext) cache.ListerWatcherWithContext
+}
+
+// RelistHook is implemented by a source that changes what it serves and
+// needs its informer to relist then (shard.Source): the informer's builder
+// (a Factory, or the caller of New) hands it [Informer.Relist].
+type RelistHook interface {
+	RelistWith(relist func())
 }
 
 // Selection picks the objects an informer caches. Informers are shared by
@@ -107,6 +121,9 @@ func For[T store.Object](f *Factory, resource string, sel Selection, newSource f
 		return nil, ErrStopped
 	}
 	opts.Source = newSource(sel)
+	if f.opts.WrapSource != nil {
+		opts.Source = f.opts.WrapSource(resource, opts.Source)
+	}
 	if opts.Name == "" {
 		opts.Name = key.String()
 	}
@@ -122,6 +139,9 @@ func For[T store.Object](f *Factory, resource string, sel Selection, newSource f
 	inf, err := New(opts)
 	if err != nil {
 		return nil, err
+	}
+	if h, ok := opts.Source.(RelistHook); ok {
+		h.RelistWith(inf.Relist)
 	}
 	f.informers[key] = inf
 	return inf, nil

@@ -1,0 +1,79 @@
+package informer
+
+import (
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/fake"
+)
+
+// relistingSource is an owningSource that relists its informer when its
+// part changes, as shard.Source does.
+type relistingSource struct {
+	owningSource
+	relist func()
+}
+
+func (r *relistingSource) RelistWith(relist func()) { r.relist = relist }
+
+func (r *relistingSource) serve(names ...string) {
+	r.set(names...)
+	r.relist()
+}
+
+// A factory's WrapSource wraps every informer's source, and a wrapped
+// source with RelistWith gets the informer's Relist: a sharded factory is
+// the plain one plus a wrapper.
+func TestFactoryWrapSourceShardsEveryInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		for _, n := range []string{"a", "b", "c"} {
+			if _, err := srv.Create(t.Context(), newCM(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wrapped []*relistingSource
+		f := NewFactory(FactoryOptions{WrapSource: func(resource string, src cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
+			if resource != "configmaps" {
+				t.Errorf("resource %q", resource)
+			}
+			r := &relistingSource{owningSource: owningSource{&choosySource{ListerWatcherWithContext: src}}}
+			r.set("a", "b")
+			wrapped = append(wrapped, r)
+			return r
+		}})
+		defer f.Shutdown()
+		inf, err := For(f, "configmaps", Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(wrapped) != 1 || wrapped[0].relist == nil {
+			t.Fatalf("wrapped %d sources; relist hook set: %v", len(wrapped), len(wrapped) == 1 && wrapped[0].relist != nil)
+		}
+		h := &movesRecorder{}
+		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Start(t.Context())
+		if err := f.WaitForCacheSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/a", "ns/b"}) {
+			t.Fatalf("cache %v, want the wrapped source's part", keys)
+		}
+		wrapped[0].serve("b", "c")
+		synctest.Wait()
+		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/b", "ns/c"}) {
+			t.Fatalf("cache %v after the part changed, want ns/b and ns/c", keys)
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if !slices.Equal(h.calls, []string{"moved a"}) {
+			t.Fatalf("handler heard %q, want a moved away", h.calls)
+		}
+	})
+}
