@@ -214,7 +214,7 @@ func TestFencedMembers(t *testing.T) {
 		// letting it release (a fake Lease renewed once, then never).
 		c := lease("c", clk.Now(), 15)
 		c.Annotations = map[string]string{AssignmentAnnotation: MustAssign([]string{"a", "b", "c"}, Options{Slices: 64}).Fingerprint()}
-		if _, err := cs.CoordinationV1().Leases(ns).Create(context.Background(), c, metav1.CreateOptions{}); err != nil {
+		if _, err := cs.CoordinationV1().Leases(ns).Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -270,7 +270,7 @@ func TestMemberReleasesAfterACutShortRenewal(t *testing.T) {
 		if err := <-a.done; err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), "ring-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), "ring-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("the Lease survived Run: %v", err)
 		}
 	})

@@ -26,7 +26,7 @@ func TestCollector(t *testing.T) {
 		cs := fake.NewClientset()
 		for _, name := range []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"} {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: uuid.NewUUID()}}
-			if _, err := cs.CoreV1().Pods("default").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			if _, err := cs.CoreV1().Pods("default").Create(t.Context(), p, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
