@@ -54,7 +54,7 @@ func TestFactoryWrapSourceShardsEveryInformer(t *testing.T) {
 		if len(wrapped) != 1 || wrapped[0].relist == nil {
 			t.Fatalf("wrapped %d sources; relist hook set: %v", len(wrapped), len(wrapped) == 1 && wrapped[0].relist != nil)
 		}
-		h := &movesRecorder{}
+		h := &cmEvents{}
 		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -65,15 +65,13 @@ func TestFactoryWrapSourceShardsEveryInformer(t *testing.T) {
 		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/a", "ns/b"}) {
 			t.Fatalf("cache %v, want the wrapped source's part", keys)
 		}
+		synctest.Wait()
+		h.Take()
 		wrapped[0].serve("b", "c")
 		synctest.Wait()
 		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/b", "ns/c"}) {
 			t.Fatalf("cache %v after the part changed, want ns/b and ns/c", keys)
 		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if !slices.Equal(h.calls, []string{"moved a"}) {
-			t.Fatalf("handler heard %q, want a moved away", h.calls)
-		}
+		h.ExpectExactly(t, "add c@3 initial=false", "moved a@1")
 	})
 }

@@ -19,25 +19,6 @@ type owningSource struct{ *choosySource }
 
 func (o owningSource) Owns(obj metav1.Object) bool { return o.wants(obj.GetName()) }
 
-// movesRecorder records deletions and moves.
-type movesRecorder struct {
-	HandlerFuncs[*corev1.ConfigMap]
-	mu    sync.Mutex
-	calls []string
-}
-
-func (m *movesRecorder) record(s string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls = append(m.calls, s)
-}
-
-func (m *movesRecorder) OnDelete(obj *corev1.ConfigMap, unknown bool) {
-	m.record("delete " + obj.Name + map[bool]string{true: " unknown", false: ""}[unknown])
-}
-
-func (m *movesRecorder) OnMovedAway(obj *corev1.ConfigMap) { m.record("moved " + obj.Name) }
-
 // A relist under a new part tells an object the source stopped serving as
 // moved away, and one deleted on the server while the watch was down, still
 // in the part, as a deletion; a watched deletion stays a deletion.
@@ -55,7 +36,7 @@ func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := &movesRecorder{}
+		h := &cmEvents{}
 		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -67,6 +48,7 @@ func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
+		h.Take()
 		deleteCM(t, srv, "d")
 		synctest.Wait()
 		// c is deleted unseen (the source stops serving its events), a
@@ -77,14 +59,12 @@ func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
 		src.set("c")
 		inf.Relist()
 		synctest.Wait()
-		h.mu.Lock()
-		defer h.mu.Unlock()
 		// The relist's deletions come in the store's order.
-		if len(h.calls) != 4 || h.calls[0] != "delete d" {
-			t.Fatalf("calls %q, want delete d first, then the relist's three", h.calls)
+		calls := h.Take()
+		if len(calls) != 4 || calls[0] != "delete d@5 unknown=false" {
+			t.Fatalf("calls %q, want delete d first, then the relist's three", calls)
 		}
-		got := sorted(h.calls[1:])
-		if want := []string{"delete c unknown", "moved a", "moved b"}; !slices.Equal(got, want) {
+		if got, want := sorted(calls[1:]), []string{"delete c@3 unknown=true", "moved a@1", "moved b@2"}; !slices.Equal(got, want) {
 			t.Fatalf("relist told %q, want %q", got, want)
 		}
 	})

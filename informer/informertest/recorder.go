@@ -15,6 +15,10 @@
 //	add <name>@<rv> initial=<inInitialList>
 //	update <name>@<old rv>-><new rv>
 //	delete <name>@<rv> unknown=<finalStateUnknown>
+//	moved <name>@<rv>
+//
+// A Recorder is an informer.MovedAwayHandler too: with a source that says
+// what it serves, an object that left its part is recorded as moved.
 //
 // # Concurrency
 //
@@ -63,6 +67,11 @@ func (r *Recorder[T]) OnUpdate(old, new T) {
 // OnDelete records "delete <name>@<rv> unknown=<finalStateUnknown>".
 func (r *Recorder[T]) OnDelete(obj T, finalStateUnknown bool) {
 	r.rec("delete %s@%s unknown=%v", obj.GetName(), obj.GetResourceVersion(), finalStateUnknown)
+}
+
+// OnMovedAway records "moved <name>@<rv>".
+func (r *Recorder[T]) OnMovedAway(obj T) {
+	r.rec("moved %s@%s", obj.GetName(), obj.GetResourceVersion())
 }
 
 // Take returns the lines recorded since the last Take and forgets them.

@@ -16,7 +16,8 @@ func TestRecorderLines(t *testing.T) {
 	r.OnAdd(cm("a", "1"), true)
 	r.OnUpdate(cm("a", "1"), cm("a", "2"))
 	r.OnDelete(cm("a", "2"), true)
-	r.ExpectExactly(t, "add a@1 initial=true", "update a@1->2", "delete a@2 unknown=true")
+	r.OnMovedAway(cm("b", "2"))
+	r.ExpectExactly(t, "add a@1 initial=true", "update a@1->2", "delete a@2 unknown=true", "moved b@2")
 	if got := r.Take(); len(got) != 0 {
 		t.Fatalf("ExpectExactly left %q", got)
 	}
