@@ -107,16 +107,18 @@ var scaleKinds = []scaleKind{
 // heap at fixed progress points, the pipeline paused), above the same
 // base: what an informer needs, whatever the process's garbage.
 //
-// Peak heap is sampled by a goroutine every 5 ms (heapSampler): the
-// largest /memory/classes/heap/objects:bytes from runtime/metrics (live
-// objects plus garbage not yet collected, as runtime.MemStats.HeapAlloc:
-// what the heap holds, not only what is reachable), minus the live heap
-// before the informer started. The source lives in the same process (for
-// pods: the decoded corpus and its encoded pages and frames), which raises
-// the collector's heap goal (GOGC=100: twice the whole live heap) and so
-// the garbage a sample can include: the peaks are upper bounds of what an
-// informer in a process of its own would need. base-MB is that live heap
-// before the informer (the source and the test binary).
+// peak-sync-MB and peak-relist-MB are sampled by a goroutine every 5 ms
+// (heapSampler): the largest /memory/classes/heap/objects:bytes from
+// runtime/metrics (live objects plus garbage not yet collected, as
+// runtime.MemStats.HeapAlloc), minus the live heap before the informer
+// started. The source lives in the same process (base-MB: for pods the
+// decoded corpus and its encoded pages and frames), which raises the
+// collector's heap goal (GOGC=100: twice the whole live heap) so far that
+// few or no collections run during an op: these figures are close to the
+// cache plus everything the op allocated, a measure of garbage, not of
+// what an informer in a process of its own would need. The peak live
+// heap is that measure: such a process's heap stays under about twice it
+// at GOGC=100, and under GOMEMLIMIT if it is above the peak live heap.
 //
 // Time: about 1 minute for 10k and 100k of both kinds, 1M configmaps
 // another ~2 minutes; run the 1M points with -benchtime 1x -count 1
