@@ -1,5 +1,7 @@
 package deltafifo
 
+import "github.com/listwatch/listwatch/internal/ring"
+
 // entry is the pending deltas of one key in coalescing mode.
 type entry[T any] struct {
 	// deltas is non-empty while the entry is in coalescer.items, oldest
@@ -27,7 +29,7 @@ type coalescer[T any] struct {
 	items map[string]*entry[T]
 	// order holds the queued keys with their entries, oldest first, without
 	// duplicates; order[i].e == items[order[i].key].
-	order ring[queued[T]]
+	order ring.Ring[queued[T]]
 	// free holds recycled entries with empty, zeroed delta slices.
 	free []*entry[T]
 	// slab is a block of never-used entries that new entries are carved
@@ -60,7 +62,7 @@ func newCoalescer[T any]() *coalescer[T] {
 	return &coalescer[T]{items: make(map[string]*entry[T])}
 }
 
-func (q *coalescer[T]) len() int { return q.order.len() }
+func (q *coalescer[T]) len() int { return q.order.Len() }
 
 // push appends d to key's deltas; see add.
 func (q *coalescer[T]) push(key string, d Delta[T]) bool {
@@ -100,7 +102,7 @@ func (q *coalescer[T]) entry(key string) *entry[T] {
 		e.deltas = e.inline[:0]
 	}
 	q.items[key] = e
-	q.order.push(queued[T]{key, e})
+	q.order.Push(queued[T]{key, e})
 	q.peak = max(q.peak, len(q.items))
 	return e
 }
@@ -139,7 +141,7 @@ func (q *coalescer[T]) skipDelete(key string, known knownSource[T]) bool {
 // take removes the oldest key from the queue and returns it with its entry.
 // The queue must not be empty. The caller must recycle the entry.
 func (q *coalescer[T]) take() (string, *entry[T]) {
-	head := q.order.pop()
+	head := q.order.Pop()
 	delete(q.items, head.key)
 	return head.key, head.e
 }
@@ -163,7 +165,7 @@ func (q *coalescer[T]) reserve(n int) {
 		q.items = make(map[string]*entry[T], n)
 		q.peak = 0
 	}
-	q.order.reserve(n)
+	q.order.Reserve(n)
 	q.pending = n - len(q.free) - len(q.slab)
 }
 
@@ -179,8 +181,8 @@ func (q *coalescer[T]) replace(keys []string, deltas []Delta[T], known knownSour
 		e.gen = q.gen
 		e.append(deltas[i])
 	}
-	for i := 0; i < q.order.len(); i++ {
-		e := q.order.at(i).e
+	for i := 0; i < q.order.Len(); i++ {
+		e := q.order.At(i).e
 		if e.gen == q.gen {
 			continue
 		}
@@ -212,8 +214,8 @@ func (q *coalescer[T]) resync(known knownSource[T], lookup func(string) (T, bool
 
 // scan calls fn for every queued key with its last delta.
 func (q *coalescer[T]) scan(fn func(key string, last Delta[T])) {
-	for i := 0; i < q.order.len(); i++ {
-		if el := q.order.at(i); el.e != nil {
+	for i := 0; i < q.order.Len(); i++ {
+		if el := q.order.At(i); el.e != nil {
 			fn(el.key, el.e.deltas[len(el.e.deltas)-1])
 		}
 	}
@@ -242,11 +244,11 @@ func (q *coalescer[T]) deleteUnlisted(keys []string, orElse func(string) bool) i
 }
 
 // pushEnd queues a ListEnd sentinel: an element with no entry.
-func (q *coalescer[T]) pushEnd() { q.order.push(queued[T]{}) }
+func (q *coalescer[T]) pushEnd() { q.order.Push(queued[T]{}) }
 
-func (q *coalescer[T]) headIsEnd() bool { return q.order.at(0).e == nil }
+func (q *coalescer[T]) headIsEnd() bool { return q.order.At(0).e == nil }
 
-func (q *coalescer[T]) popEnd() { q.order.pop() }
+func (q *coalescer[T]) popEnd() { q.order.Pop() }
 
 // pop hands the oldest key's deltas to process.
 func (q *coalescer[T]) pop(process ProcessFunc[T], initial bool) error {

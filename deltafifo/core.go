@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/internal/ring"
 )
 
 // knownSource is the core's view of the consumer's store. Unlike the public
@@ -93,7 +95,7 @@ type core[T any] struct {
 	beginPending bool
 	// ends (list marks) holds the resource versions of the ListEnd
 	// sentinels in the queue, oldest first, one per sentinel.
-	ends ring[listEnd]
+	ends ring.Ring[listEnd]
 	// drainWaiters counts waitLen calls waiting for the queue to shrink.
 	drainWaiters int
 }

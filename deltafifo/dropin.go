@@ -192,7 +192,7 @@ func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cac
 	}
 	limit := c.batchLimitLocked(false)
 	n := 0
-	for n < limit && len(q.co.order.at(n).e.deltas) == 1 {
+	for n < limit && len(q.co.order.At(n).e.deltas) == 1 {
 		n++
 	}
 	if n <= 1 {

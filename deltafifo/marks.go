@@ -36,8 +36,8 @@ type listEnd struct {
 // initial list holds HasSynced back until its end has been processed.
 func (c *core[T]) beginMarkedLocked(initial bool) {
 	c.beginPending = true
-	for i := 0; i < c.ends.len(); i++ {
-		c.ends.at(i).void = true
+	for i := 0; i < c.ends.Len(); i++ {
+		c.ends.At(i).void = true
 	}
 	if initial && !c.syncedClosed {
 		c.initialCount = 1
@@ -47,7 +47,7 @@ func (c *core[T]) beginMarkedLocked(initial bool) {
 
 // pushEndLocked queues the ListEnd sentinel of the list at rv.
 func (c *core[T]) pushEndLocked(rv string) {
-	c.ends.push(listEnd{rv: rv})
+	c.ends.Push(listEnd{rv: rv})
 	c.q.pushEnd()
 }
 
@@ -56,7 +56,7 @@ func (c *core[T]) pushEndLocked(rv string) {
 // appended one.
 func (c *core[T]) takeEndLocked() bool {
 	c.q.popEnd()
-	end := c.ends.pop()
+	end := c.ends.Pop()
 	if end.void {
 		return false
 	}

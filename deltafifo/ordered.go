@@ -1,5 +1,7 @@
 package deltafifo
 
+import "github.com/listwatch/listwatch/internal/ring"
+
 // event is one queued change in in-order mode; a ListEnd sentinel has no
 // delta type.
 type event[T any] struct {
@@ -14,7 +16,7 @@ func (ev *event[T]) isEnd() bool { return ev.d.Type == 0 }
 // arrival order (client-go's RealFIFO). It is the queue of in-order mode.
 type ordered[T any] struct {
 	// events holds the queued events, oldest first.
-	events ring[event[T]]
+	events ring.Ring[event[T]]
 	// one is Pop's reusable one-delta slice; zero between calls.
 	one [1]Delta[T]
 	// seen and batchDeltas are PopBatch's reusable scratch space; seen is
@@ -25,13 +27,13 @@ type ordered[T any] struct {
 	taken int
 }
 
-func (q *ordered[T]) len() int { return q.events.len() }
+func (q *ordered[T]) len() int { return q.events.Len() }
 
-func (q *ordered[T]) reserve(n int) { q.events.reserve(n) }
+func (q *ordered[T]) reserve(n int) { q.events.Reserve(n) }
 
 // push queues d as a new event; every event is a new element.
 func (q *ordered[T]) push(key string, d Delta[T]) bool {
-	q.events.push(event[T]{key, d})
+	q.events.Push(event[T]{key, d})
 	return true
 }
 
@@ -56,8 +58,8 @@ func (q *ordered[T]) replace(keys []string, deltas []Delta[T], known knownSource
 	}
 	last := make(map[string]int)
 	var queued []string
-	for i := 0; i < q.events.len(); i++ {
-		key := q.events.at(i).key
+	for i := 0; i < q.events.Len(); i++ {
+		key := q.events.At(i).key
 		if _, ok := last[key]; !ok {
 			queued = append(queued, key)
 		}
@@ -67,8 +69,8 @@ func (q *ordered[T]) replace(keys []string, deltas []Delta[T], known knownSource
 		if _, ok := listed[key]; ok {
 			continue
 		}
-		if d := q.events.at(last[key]).d; d.Type != Deleted {
-			q.events.push(event[T]{key, Delta[T]{Object: d.Object, Type: Deleted, FinalStateUnknown: true}})
+		if d := q.events.At(last[key]).d; d.Type != Deleted {
+			q.events.Push(event[T]{key, Delta[T]{Object: d.Object, Type: Deleted, FinalStateUnknown: true}})
 		}
 	}
 	if known != nil {
@@ -78,36 +80,36 @@ func (q *ordered[T]) replace(keys []string, deltas []Delta[T], known knownSource
 			if isListed || isQueued {
 				continue
 			}
-			q.events.push(event[T]{key, Delta[T]{Object: lookup(key), Type: Deleted, FinalStateUnknown: true}})
+			q.events.Push(event[T]{key, Delta[T]{Object: lookup(key), Type: Deleted, FinalStateUnknown: true}})
 		}
 	}
-	q.events.reserve(len(keys))
+	q.events.Reserve(len(keys))
 	for i, key := range keys {
-		q.events.push(event[T]{key, deltas[i]})
+		q.events.Push(event[T]{key, deltas[i]})
 	}
 }
 
 // resync queues a Sync event for every known object that has no queued
 // event.
 func (q *ordered[T]) resync(known knownSource[T], lookup func(string) (T, bool)) {
-	queued := make(map[string]struct{}, q.events.len())
-	for i := 0; i < q.events.len(); i++ {
-		queued[q.events.at(i).key] = struct{}{}
+	queued := make(map[string]struct{}, q.events.Len())
+	for i := 0; i < q.events.Len(); i++ {
+		queued[q.events.At(i).key] = struct{}{}
 	}
 	for _, key := range known.ListKeys() {
 		if _, ok := queued[key]; ok {
 			continue
 		}
 		if obj, ok := lookup(key); ok {
-			q.events.push(event[T]{key, Delta[T]{Object: obj, Type: Sync}})
+			q.events.Push(event[T]{key, Delta[T]{Object: obj, Type: Sync}})
 		}
 	}
 }
 
 // scan calls fn for every queued event.
 func (q *ordered[T]) scan(fn func(key string, last Delta[T])) {
-	for i := 0; i < q.events.len(); i++ {
-		if ev := q.events.at(i); !ev.isEnd() {
+	for i := 0; i < q.events.Len(); i++ {
+		if ev := q.events.At(i); !ev.isEnd() {
 			fn(ev.key, ev.d)
 		}
 	}
@@ -118,8 +120,8 @@ func (q *ordered[T]) scan(fn func(key string, last Delta[T])) {
 // queue.
 func (q *ordered[T]) deleteUnlisted(keys []string, orElse func(string) bool) int {
 	lastEvent := make(map[string]int)
-	for i := 0; i < q.events.len(); i++ {
-		lastEvent[q.events.at(i).key] = i
+	for i := 0; i < q.events.Len(); i++ {
+		lastEvent[q.events.At(i).key] = i
 	}
 	deletions := 0
 	for _, key := range keys {
@@ -130,26 +132,26 @@ func (q *ordered[T]) deleteUnlisted(keys []string, orElse func(string) bool) int
 			}
 			continue
 		}
-		last := q.events.at(i).d
+		last := q.events.At(i).d
 		if last.Type == Deleted {
 			continue
 		}
-		q.events.push(event[T]{key, Delta[T]{Object: last.Object, Type: Deleted, FinalStateUnknown: true}})
+		q.events.Push(event[T]{key, Delta[T]{Object: last.Object, Type: Deleted, FinalStateUnknown: true}})
 		deletions++
 	}
 	return deletions
 }
 
 // pushEnd queues a ListEnd sentinel: an event with no delta type.
-func (q *ordered[T]) pushEnd() { q.events.push(event[T]{}) }
+func (q *ordered[T]) pushEnd() { q.events.Push(event[T]{}) }
 
-func (q *ordered[T]) headIsEnd() bool { return q.events.at(0).isEnd() }
+func (q *ordered[T]) headIsEnd() bool { return q.events.At(0).isEnd() }
 
-func (q *ordered[T]) popEnd() { q.events.pop() }
+func (q *ordered[T]) popEnd() { q.events.Pop() }
 
 // pop hands the oldest event to process as a one-delta slice.
 func (q *ordered[T]) pop(process ProcessFunc[T], initial bool) error {
-	ev := q.events.pop()
+	ev := q.events.Pop()
 	q.one[0] = ev.d
 	err := process(ev.key, q.one[:], initial)
 	q.one[0] = Delta[T]{}
@@ -169,13 +171,13 @@ func (q *ordered[T]) beginBatch(limit int) {
 // takeItem moves the oldest event into the batch, unless its key is in the
 // batch already and allowDup is false.
 func (q *ordered[T]) takeItem(allowDup bool) (Item[T], bool) {
-	key := q.events.at(0).key
+	key := q.events.At(0).key
 	if _, dup := q.seen[key]; dup && !allowDup {
 		return Item[T]{}, false
 	}
 	q.seen[key] = struct{}{}
 	i := q.taken
-	q.batchDeltas[i] = q.events.pop().d
+	q.batchDeltas[i] = q.events.Pop().d
 	q.taken++
 	return Item[T]{Key: key, Deltas: q.batchDeltas[i : i+1 : i+1]}, true
 }

@@ -160,13 +160,13 @@ func TestCoalescingBufferFoldsAtFoldAt(t *testing.T) {
 	b := newBuffer[*obj](Coalesce).(*coalescingBuffer[*obj])
 	for i := range 3 * foldAt {
 		b.add(upd(a1, &obj{"a", i}), int64(i))
-		if b.unfolded.len() >= foldAt {
-			t.Fatalf("%d notifications unfolded after %d adds", b.unfolded.len(), i+1)
+		if b.unfolded.Len() >= foldAt {
+			t.Fatalf("%d notifications unfolded after %d adds", b.unfolded.Len(), i+1)
 		}
 	}
-	if b.unfolded.len() != 0 || len(b.entries) != 1 || b.merged != 3*foldAt-1 {
+	if b.unfolded.Len() != 0 || len(b.entries) != 1 || b.merged != 3*foldAt-1 {
 		t.Fatalf("unfolded %d, entries %d, merged %d after the third fold; want 0, 1, %d",
-			b.unfolded.len(), len(b.entries), b.merged, 3*foldAt-1)
+			b.unfolded.Len(), len(b.entries), b.merged, 3*foldAt-1)
 	}
 	wantCalls(t, drainBuffer(b), fmt.Sprintf("#1 a: update a@1 -> a@%d", 3*foldAt-1))
 }
@@ -210,5 +210,31 @@ func wantCalls(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if !slices.Equal(got, want) {
 		t.Fatalf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// A buffer gives memory back after a burst, down to ringKeep slots (the
+// ring itself is tested in internal/ring).
+func TestBuffersShrinkAfterABurst(t *testing.T) {
+	for _, mode := range []DeliveryMode{Coalesce, InOrder} {
+		b := newBuffer[*obj](mode)
+		for i := range 10000 {
+			b.add(add(&obj{fmt.Sprint(i), 1}), 0)
+		}
+		if got := len(drainBuffer(b)); got != 10000 {
+			t.Fatalf("mode %d: delivered %d entries", mode, got)
+		}
+		var caps []int
+		switch b := b.(type) {
+		case *coalescingBuffer[*obj]:
+			caps = []int{b.keys.Cap(), b.unfolded.Cap()}
+		case *orderedBuffer[*obj]:
+			caps = []int{b.notes.Cap()}
+		}
+		for _, c := range caps {
+			if c > ringKeep {
+				t.Fatalf("mode %d: a ring still holds %d slots after draining", mode, c)
+			}
+		}
 	}
 }

@@ -343,19 +343,3 @@ func TestListenerHasSynced(t *testing.T) {
 		}
 	})
 }
-
-// The ring gives memory back after a burst.
-func TestRingShrinks(t *testing.T) {
-	var r ring[int]
-	for i := range 10000 {
-		r.push(i)
-	}
-	for i := range 10000 {
-		if got := r.pop(); got != i {
-			t.Fatalf("pop = %d, want %d", got, i)
-		}
-	}
-	if len(r.buf) > ringKeep {
-		t.Fatalf("buffer still %d slots after draining", len(r.buf))
-	}
-}

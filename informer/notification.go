@@ -1,5 +1,7 @@
 package informer
 
+import "github.com/listwatch/listwatch/internal/ring"
+
 // Kind is the kind of a notification to a listener.
 type Kind uint8
 
@@ -141,17 +143,26 @@ type buffer[T any] interface {
 	clear()
 }
 
+// ringKeep is the size below which a buffer's rings no longer shrink, so
+// that a listener whose buffer fills and empties with every burst does not
+// reallocate it every time.
+const ringKeep = 256
+
 func newBuffer[T any](mode DeliveryMode) buffer[T] {
 	if mode == InOrder {
-		return &orderedBuffer[T]{}
+		b := &orderedBuffer[T]{}
+		b.notes.Keep = ringKeep
+		return b
 	}
-	return &coalescingBuffer[T]{entries: map[string]pending[T]{}}
+	b := &coalescingBuffer[T]{entries: map[string]pending[T]{}}
+	b.keys.Keep, b.unfolded.Keep = ringKeep, ringKeep
+	return b
 }
 
 // orderedBuffer keeps every notification, in arrival order (InOrder).
 // Each is delivered unchanged: a pending made of one notification.
 type orderedBuffer[T any] struct {
-	notes ring[orderedNote[T]]
+	notes ring.Ring[orderedNote[T]]
 	seq   uint64
 }
 
@@ -163,31 +174,31 @@ type orderedNote[T any] struct {
 
 func (b *orderedBuffer[T]) add(n *Notification[T], since int64) {
 	b.seq++
-	b.notes.push(orderedNote[T]{n: *n, seq: b.seq, since: since})
+	b.notes.Push(orderedNote[T]{n: *n, seq: b.seq, since: since})
 }
 
-func (b *orderedBuffer[T]) empty() bool { return b.notes.len() == 0 }
+func (b *orderedBuffer[T]) empty() bool { return b.notes.Len() == 0 }
 
 func (b *orderedBuffer[T]) take() (string, uint64, pending[T], bool) {
-	if b.notes.len() == 0 {
+	if b.notes.Len() == 0 {
 		return "", 0, pending[T]{}, false
 	}
-	q := b.notes.pop()
+	q := b.notes.Pop()
 	return q.n.Key, q.seq, newPending(&q.n, q.since), true
 }
 
 func (b *orderedBuffer[T]) lastSeq() uint64 { return b.seq }
 
 func (b *orderedBuffer[T]) pending() (int, int64) {
-	if b.notes.len() == 0 {
+	if b.notes.Len() == 0 {
 		return 0, 0
 	}
-	return b.notes.len(), b.notes.peek().since
+	return b.notes.Len(), b.notes.Peek().since
 }
 
 func (b *orderedBuffer[T]) coalesced() int64 { return 0 }
 
-func (b *orderedBuffer[T]) clear() { b.notes.clear() }
+func (b *orderedBuffer[T]) clear() { b.notes.Clear() }
 
 // coalescingBuffer keeps at most one pending entry per key, in order of
 // the keys' first arrival (Coalesce). add only appends to unfolded: it
@@ -199,12 +210,12 @@ func (b *orderedBuffer[T]) clear() { b.notes.clear() }
 type coalescingBuffer[T any] struct {
 	// keys holds, in first-arrival order, each key with an entry in
 	// entries; every key in entries is in keys exactly once, numbered.
-	keys    ring[queuedKey]
+	keys    ring.Ring[queuedKey]
 	entries map[string]pending[T]
 	// peak is the largest len(entries) since entries was last allocated.
 	peak int
 	// unfolded holds the notifications not yet folded into entries.
-	unfolded ring[unfoldedNote[T]]
+	unfolded ring.Ring[unfoldedNote[T]]
 	// seq numbers the entries as they are created; merged counts the
 	// notifications folded into an existing entry.
 	seq    uint64
@@ -226,16 +237,16 @@ type unfoldedNote[T any] struct {
 const foldAt = 1024
 
 func (b *coalescingBuffer[T]) add(n *Notification[T], since int64) {
-	b.unfolded.push(unfoldedNote[T]{n: *n, since: since})
-	if b.unfolded.len() >= foldAt {
+	b.unfolded.Push(unfoldedNote[T]{n: *n, since: since})
+	if b.unfolded.Len() >= foldAt {
 		b.fold()
 	}
 }
 
 // fold merges the unfolded notifications into entries, in arrival order.
 func (b *coalescingBuffer[T]) fold() {
-	for b.unfolded.len() > 0 {
-		q := b.unfolded.pop()
+	for b.unfolded.Len() > 0 {
+		q := b.unfolded.Pop()
 		n := &q.n
 		if p, ok := b.entries[n.Key]; ok {
 			p.merge(n)
@@ -245,19 +256,19 @@ func (b *coalescingBuffer[T]) fold() {
 		}
 		b.seq++
 		b.entries[n.Key] = newPending(n, q.since)
-		b.keys.push(queuedKey{key: n.Key, seq: b.seq})
+		b.keys.Push(queuedKey{key: n.Key, seq: b.seq})
 	}
 	b.peak = max(b.peak, len(b.entries))
 }
 
-func (b *coalescingBuffer[T]) empty() bool { return b.keys.len() == 0 && b.unfolded.len() == 0 }
+func (b *coalescingBuffer[T]) empty() bool { return b.keys.Len() == 0 && b.unfolded.Len() == 0 }
 
 func (b *coalescingBuffer[T]) take() (string, uint64, pending[T], bool) {
 	b.fold()
-	if b.keys.len() == 0 {
+	if b.keys.Len() == 0 {
 		return "", 0, pending[T]{}, false
 	}
-	qk := b.keys.pop()
+	qk := b.keys.Pop()
 	p := b.entries[qk.key]
 	delete(b.entries, qk.key)
 	if len(b.entries) == 0 {
@@ -287,10 +298,10 @@ func (b *coalescingBuffer[T]) lastSeq() uint64 {
 
 func (b *coalescingBuffer[T]) pending() (int, int64) {
 	b.fold()
-	if b.keys.len() == 0 {
+	if b.keys.Len() == 0 {
 		return 0, 0
 	}
-	return b.keys.len(), b.entries[b.keys.peek().key].since
+	return b.keys.Len(), b.entries[b.keys.Peek().key].since
 }
 
 func (b *coalescingBuffer[T]) coalesced() int64 {
@@ -299,7 +310,7 @@ func (b *coalescingBuffer[T]) coalesced() int64 {
 }
 
 func (b *coalescingBuffer[T]) clear() {
-	b.keys.clear()
-	b.unfolded.clear()
+	b.keys.Clear()
+	b.unfolded.Clear()
 	clear(b.entries)
 }

@@ -102,6 +102,7 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 	opts.withDefaults()
 	q := &Typed[T]{
 		index:    newItemIndex[T](),
+		fifo:     newReadyRing(),
 		clock:    opts.Clock,
 		epoch:    opts.Clock.Now(),
 		aging:    int64(opts.AgingInterval),

@@ -187,7 +187,7 @@ func TestRingAndIndexShrinkAfterBurst(t *testing.T) {
 		k, _ := q.Get()
 		q.Done(k)
 	}
-	if n := len(q.fifo.buf); n > 1024 {
+	if n := q.fifo.Cap(); n > 1024 {
 		t.Fatalf("ring buffer still holds %d slots after the burst", n)
 	}
 	if n := len(q.index.slots); n > minIndexSlots {

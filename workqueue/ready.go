@@ -51,7 +51,7 @@ func (q *Typed[T]) enqueueLocked(idx int32, prio int32) {
 	case q.custom != nil:
 		q.custom.Push(e.item)
 	case prio == 0:
-		q.fifo.push(ringSlot{idx: idx, gen: e.ringGen})
+		q.fifo.Push(ringSlot{idx: idx, gen: e.ringGen})
 		q.fifoLive++
 	default:
 		q.prio.push(idx)
@@ -83,18 +83,18 @@ func (q *Typed[T]) raiseLocked(idx int32, prio int32) {
 
 // popReady removes and returns the next ready entry; q.queued must be > 0.
 func (q *Typed[T]) popReady() int32 {
-	for q.fifo.n > 0 {
-		s := q.fifo.peek()
+	for q.fifo.Len() > 0 {
+		s := *q.fifo.Peek()
 		if q.slab.at(s.idx).ringGen == s.gen {
 			break
 		}
-		q.fifo.drop() // stale: the entry moved to the heap or was freed
+		q.fifo.Pop() // stale: the entry moved to the heap or was freed
 	}
 	q.queued--
 	if q.fifoLive > 0 {
-		s := q.fifo.peek()
+		s := *q.fifo.Peek()
 		if q.prio.len() == 0 || !q.heapFirst(s.idx) {
-			q.fifo.drop()
+			q.fifo.Pop()
 			q.fifoLive--
 			return s.idx
 		}
