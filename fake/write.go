@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // Create stores a copy of obj as a new object and returns the stored copy,
@@ -156,7 +158,7 @@ func (s *Server) Get(_ context.Context, gvr GVR, namespace, name string) (runtim
 
 // admit resolves obj's resource and returns a private copy to store.
 func (s *Server) admit(obj runtime.Object) (*resourceState, runtime.Object, metav1.Object, error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return nil, nil, nil, apierrors.NewBadRequest("fake: nil object")
 	}
 	gvk, err := kindOf(s.opts.Scheme, obj)

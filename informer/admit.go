@@ -3,7 +3,6 @@ package informer
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -12,6 +11,8 @@ import (
 
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // errTransformNil is the error a Transform that returns nil with no error
@@ -84,7 +85,7 @@ func (a *admission[T]) admit(obj T) (T, verdict) {
 		return obj, admitted
 	}
 	out, err := a.transform(obj)
-	if err == nil && isNilObject(out) {
+	if err == nil && nilcheck.Is(out) {
 		err = errTransformNil
 	}
 	if err != nil {
@@ -112,7 +113,7 @@ func (a *admission[T]) admitList(items []T) []T {
 
 func (a *admission[T]) drop(obj T, reason reflector.Reason, err error) {
 	key := "<unknown>"
-	if !isNilObject(obj) {
+	if !nilcheck.Is(obj) {
 		key = klog.KObj(obj).String()
 	}
 	d := &DropError{Key: key, Reason: reason, Err: err}
@@ -149,15 +150,4 @@ func (a *admission[T]) status(st reflector.Status) reflector.Status {
 		st.Reason, st.LastError = d.Reason, d
 	}
 	return st
-}
-
-// isNilObject reports whether obj is nil, also when it is an interface
-// holding a nil pointer (a drop-in transform can return one).
-func isNilObject[T any](obj T) bool {
-	v := any(obj)
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -3,6 +3,7 @@ package informer
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/listwatch/listwatch/internal/nilcheck"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -43,7 +44,7 @@ type movedAwaySplitter[T store.Object] struct {
 }
 
 func (m movedAwaySplitter[T]) OnDelete(obj T, finalStateUnknown bool) {
-	if finalStateUnknown && !isZero(obj) && !m.owner.Owns(obj) {
+	if finalStateUnknown && !nilcheck.Is(obj) && !m.owner.Owns(obj) {
 		m.OnMovedAway(obj)
 		return
 	}

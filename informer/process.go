@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/listwatch/listwatch/deltafifo"
+	"github.com/listwatch/listwatch/internal/nilcheck"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -158,14 +159,14 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 	case deltafifo.Deleted:
 		old, existed := tx.Delete(key)
 		n.Kind, n.Object, n.FinalStateUnknown = Deleted, d.Object, d.FinalStateUnknown
-		if d.FinalStateUnknown || isZero(d.Object) {
+		if d.FinalStateUnknown || nilcheck.Is(d.Object) {
 			// The queue's idea of the last state may be older than the
 			// cache's; the cache saw every change applied.
 			if existed {
 				n.Object = old
 			}
 		}
-		return n, existed || (!isZero(n.Object) && (tellUnknown || d.FinalStateUnknown)), nil
+		return n, existed || (!nilcheck.Is(n.Object) && (tellUnknown || d.FinalStateUnknown)), nil
 	case deltafifo.Replaced:
 		// A relist that found an object unchanged keeps the cached object,
 		// so handlers keep seeing the very object they were given; it
@@ -211,11 +212,4 @@ func (inf *Informer[T]) key(obj T) (string, error) {
 
 func sameVersion[T store.Object](a, b T) bool {
 	return a.GetResourceVersion() == b.GetResourceVersion()
-}
-
-// isZero reports whether v is T's zero value (a nil pointer, for the
-// pointer types informers hold) without requiring T to be comparable.
-func isZero[T any](v T) bool {
-	var zero T
-	return any(v) == any(zero)
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/reflector"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // ErrorClass is the machine's verdict on a failure: what it means for the
@@ -97,7 +99,7 @@ func describeEvent(ev watch.Event) string {
 		}
 		return fmt.Sprintf("ERROR object=%T", ev.Object)
 	}
-	if isNil(ev.Object) {
+	if nilcheck.Is(ev.Object) {
 		return fmt.Sprintf("%s object=%T(nil)", ev.Type, ev.Object)
 	}
 	if acc, err := meta.Accessor(ev.Object); err == nil {

@@ -1,10 +1,11 @@
 package retrywatcher
 
 import (
-	"reflect"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // DropMalformed marks a bookmark whose resource version is malformed (see
@@ -29,18 +30,8 @@ func parseRV(rv string) (uint64, bool) {
 // full object metadata.
 func resourceVersionOf(obj runtime.Object) (string, bool) {
 	o, ok := obj.(interface{ GetResourceVersion() string })
-	if !ok || isNil(obj) {
+	if !ok || nilcheck.Is(obj) {
 		return "", false
 	}
 	return o.GetResourceVersion(), true
-}
-
-// isNil reports whether obj is nil or a typed nil pointer, whose methods
-// would panic.
-func isNil(obj runtime.Object) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

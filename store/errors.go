@@ -1,9 +1,6 @@
 package store
 
-import (
-	"errors"
-	"reflect"
-)
+import "errors"
 
 var (
 	// ErrNilObject is returned when a nil object is given where an object is required.
@@ -29,16 +26,3 @@ var (
 	// with a nil key function.
 	ErrNoKeyFunc = errors.New("listwatch/store: nil key function")
 )
-
-// isNil reports whether obj is a nil interface or a typed nil pointer.
-func isNil(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
-}

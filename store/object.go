@@ -3,6 +3,8 @@ package store
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // Object is the constraint every listwatch stage places on its element type:
@@ -21,7 +23,7 @@ type KeyFunc[T Object] func(obj T) (string, error)
 // objects and "name" for cluster-scoped ones. An object without a name has
 // no key and yields ErrNoName.
 func NamespacedKey[T Object](obj T) (string, error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return "", ErrNilObject
 	}
 	name := obj.GetName()

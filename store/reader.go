@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // Reader is a read-only view of a Store. It is a small value: copy it
@@ -24,7 +26,7 @@ type Reader[T Object] struct {
 
 // Get returns the stored object with obj's key.
 func (r Reader[T]) Get(obj T) (item T, exists bool, err error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return item, false, ErrNilObject
 	}
 	key, err := r.keyFunc(obj)
@@ -66,7 +68,7 @@ func (r Reader[T]) ByIndex(name, value string) ([]T, error) {
 // Index returns the objects that share at least one value of index name
 // with obj, each once.
 func (r Reader[T]) Index(name string, obj T) ([]T, error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return nil, ErrNilObject
 	}
 	return r.c.matching(name, obj)

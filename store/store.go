@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"sort"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // NamespaceIndex is the name of the built-in index every Store[T] has: it
@@ -128,7 +130,7 @@ func (s *Store[T]) AddValueIndexers(indexers ValueIndexers[T]) error {
 // key computes obj's key, refusing nil objects before the key function sees
 // them.
 func (s *Store[T]) key(obj T) (string, error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return "", ErrNilObject
 	}
 	return s.r.keyFunc(obj)
@@ -162,7 +164,7 @@ func (s *Store[T]) Swap(obj T) (old T, replaced bool, err error) {
 // store's key function (a DeltaFIFO has it), saving the key's allocation.
 // Passing any other key corrupts lookups by object; an empty key is refused.
 func (s *Store[T]) SwapKeyed(key string, obj T) (old T, replaced bool, err error) {
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return old, false, ErrNilObject
 	}
 	if key == "" {

@@ -1,5 +1,7 @@
 package store
 
+import "github.com/listwatch/listwatch/internal/nilcheck"
+
 // Tx is a write transaction: the changes a [Store.Write] callback makes
 // through it happen under one hold of the store's write lock, so readers
 // see all of them or none, and a batch of N writes waits for readers once
@@ -40,7 +42,7 @@ func (tx *Tx[T]) Get(key string) (obj T, ok bool) {
 // set it once for the transaction with SetResourceVersion.
 func (tx *Tx[T]) Swap(key string, obj T) (old T, existed bool, err error) {
 	c := tx.live()
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return old, false, ErrNilObject
 	}
 	if key == "" {
