@@ -200,22 +200,27 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 		Name:        "sharded",
 		RateLimiter: workqueue.NewItemExponentialRateLimiter[string](5*time.Millisecond, 2*time.Second),
 	})
-	_, err = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc: func(cm *corev1.ConfigMap, _ bool) {
-			c.emit(Event{Ev: "add", Key: cm.Name})
-			c.enqueue(cm)
-		},
-		UpdateFunc: func(_, cm *corev1.ConfigMap) { c.enqueue(cm) },
-		DeleteFunc: func(cm *corev1.ConfigMap, _ bool) {
-			if c.src != nil && !c.src.Owns(cm) {
-				c.emit(Event{Ev: "drop", Key: cm.Name}) // moved to another replica
-				return
-			}
-			c.emit(Event{Ev: "del", Key: cm.Name})
-		},
-	}, informer.HandlerOptions{})
+	_, err = inf.AddHandler(handler{c}, informer.HandlerOptions{})
 	return c, err
 }
+
+// handler feeds the queue. As an informer.MovedAwayHandler over a
+// shard.Source (an informer.Owner), it hears an object that moved to
+// another replica through OnMovedAway rather than OnDelete.
+type handler struct{ c *Controller }
+
+func (h handler) OnAdd(cm *corev1.ConfigMap, _ bool) {
+	h.c.emit(Event{Ev: "add", Key: cm.Name})
+	h.c.enqueue(cm)
+}
+
+func (h handler) OnUpdate(_, cm *corev1.ConfigMap) { h.c.enqueue(cm) }
+
+func (h handler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.c.emit(Event{Ev: "del", Key: cm.Name}) }
+
+func (h handler) OnMovedAway(cm *corev1.ConfigMap) { h.c.emit(Event{Ev: "drop", Key: cm.Name}) }
+
+var _ informer.MovedAwayHandler[*corev1.ConfigMap] = handler{}
 
 // owns reports whether the replica owns cm now (always, unsharded).
 func (c *Controller) owns(cm *corev1.ConfigMap) bool { return c.src == nil || c.src.Owns(cm) }
