@@ -37,7 +37,9 @@
 // ListMeta.ShardInfo echoes it, and on each Change has the informer relist
 // under the new selector ([Source.RelistWith] the informer's Relist; without
 // it, it ends its watches with 410 Gone). Lost objects then arrive as
-// deletes, which [Source.Owns] tells apart.
+// deletes, which [Source.Owns] tells apart; a Source is an informer.Owner,
+// so a handler with OnMovedAway (informer.MovedAwayHandler) hears them
+// there instead.
 //
 // With [MemberOptions.Fenced], a member hands over "at most one owner at
 // a time" instead of "never unowned": a slice it gains is withheld
