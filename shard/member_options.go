@@ -61,7 +61,8 @@ type MemberOptions struct {
 	// been expired for SkewMargin; a later Change hands it out. The member
 	// announces each new assignment at once (an extra Lease write per
 	// change) rather than at its next renewal. The price is a gap instead
-	// of an overlap: see docs/sharding.md, "Handover".
+	// of an overlap: see docs/sharding.md, "Handover". Every member of a
+	// ring must set it for the guarantee to hold.
 	Fenced bool
 	// SkewMargin is, with Fenced, how long after a peer's Lease expiry the
 	// member still assumes the peer may hand out its slices: the largest
