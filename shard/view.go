@@ -93,8 +93,10 @@ type view struct {
 const knownLimit = 16
 
 // observe computes the live members at now from peers and returns the
-// Change to publish (ok false when the member set is unchanged) and when to
-// look again if nothing else happens (zero: no expiry pending).
+// Change to publish (ok false when the member set is unchanged and, when
+// fenced, so are the slices handed out and withheld) and when to look
+// again if nothing else happens (zero: no expiry pending; fenced, the
+// earliest instant a blocking peer's Lease runs out, margin included).
 func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next time.Time) {
 	live, next := LiveMembers(peers, now)
 	changed := v.cur == nil || !slices.Equal(v.cur.members, live)
