@@ -124,6 +124,9 @@ type Event struct {
 	Objects int   `json:"objects,omitempty"`
 	Bytes   int64 `json:"bytes,omitempty"`
 	Heap    int64 `json:"heap,omitempty"`
+	// HeapAt is when Heap was measured (Unix nanoseconds): every eighth
+	// stats line, so up to 8 StatsIntervals before T.
+	HeapAt int64 `json:"heapAt,omitempty"`
 	// Reconciles counts reconciles, Patches the writes they made, and
 	// NotOwned the keys a worker found it no longer owned (skipped).
 	Reconciles int64 `json:"reconciles,omitempty"`
@@ -310,15 +313,17 @@ func (c *Controller) Run(ctx context.Context) error {
 func (c *Controller) statsLoop(ctx context.Context) {
 	t := time.NewTicker(c.opts.StatsInterval)
 	defer t.Stop()
-	var heap int64
+	var heap, heapAt int64
 	for i := 0; ; i++ {
 		if i%8 == 0 {
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			heap = int64(ms.HeapAlloc)
+			heap, heapAt = int64(ms.HeapAlloc), time.Now().UnixNano()
 		}
-		c.emit(c.stats(heap))
+		e := c.stats(heap)
+		e.HeapAt = heapAt
+		c.emit(e)
 		select {
 		case <-ctx.Done():
 			return

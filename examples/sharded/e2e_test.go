@@ -622,8 +622,8 @@ func (e *e2e) report(total int, base *replica, gate bool) {
 		e.world.mu.Lock()
 		defer e.world.mu.Unlock()
 		for id := range e.live {
-			if s := e.world.stats[id]; s.T <= since || (id == "base" && s.Objects != total) {
-				return false, id + " has not reported its cache since the ring converged"
+			if s := e.world.stats[id]; s.HeapAt <= since || (id == "base" && s.Objects != total) {
+				return false, id + " has not measured its cache and heap since the ring converged"
 			}
 		}
 		return true, ""
