@@ -46,18 +46,30 @@ type sink[T store.Object] struct {
 
 // heldWrite is a write that came during a gathered list.
 type heldWrite[T any] struct {
-	queue func(T) error
-	obj   T
+	typ deltafifo.DeltaType
+	obj T
 }
 
-func (s *sink[T]) Add(obj T) error    { return s.write(obj, s.fifo.Add) }
-func (s *sink[T]) Update(obj T) error { return s.write(obj, s.fifo.Update) }
-func (s *sink[T]) Delete(obj T) error { return s.write(obj, s.fifo.Delete) }
+func (s *sink[T]) Add(obj T) error    { return s.write(obj, deltafifo.Added) }
+func (s *sink[T]) Update(obj T) error { return s.write(obj, deltafifo.Updated) }
+func (s *sink[T]) Delete(obj T) error { return s.write(obj, deltafifo.Deleted) }
+
+// queue hands a watch event's object to the FIFO. (A method value such as
+// s.fifo.Add, kept in a heldWrite, would cost an allocation per event.)
+func (s *sink[T]) queue(typ deltafifo.DeltaType, obj T) error {
+	switch typ {
+	case deltafifo.Added:
+		return s.fifo.Add(obj)
+	case deltafifo.Updated:
+		return s.fifo.Update(obj)
+	}
+	return s.fifo.Delete(obj)
+}
 
 // write queues one watch event's object, unless admission drops it. The
 // RV of an object dropped by the Transform still counts (the object is
 // never cached); that of an object of the wrong type does not.
-func (s *sink[T]) write(obj T, queue func(T) error) error {
+func (s *sink[T]) write(obj T, typ deltafifo.DeltaType) error {
 	rv := obj.GetResourceVersion()
 	if s.paging {
 		rv = "" // says nothing about what the store reflects
@@ -65,10 +77,10 @@ func (s *sink[T]) write(obj T, queue func(T) error) error {
 	switch out, v := s.admit.admit(obj); v {
 	case admitted:
 		if s.whole && s.paging {
-			s.held = append(s.held, heldWrite[T]{queue, out})
+			s.held = append(s.held, heldWrite[T]{typ, out})
 			return nil
 		}
-		return s.after(rv, queue(out))
+		return s.after(rv, s.queue(typ, out))
 	case dropped:
 		return s.after(rv, nil)
 	}
@@ -123,7 +135,7 @@ func (s *sink[T]) ReplaceEnd(rv string) error {
 		err = s.after(rv, s.fifo.Replace(s.gathered, rv))
 		for _, w := range s.held {
 			if err == nil {
-				err = w.queue(w.obj)
+				err = s.queue(w.typ, w.obj)
 			}
 		}
 		s.gathered, s.held = nil, nil // the FIFO holds the objects now
