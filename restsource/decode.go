@@ -34,6 +34,7 @@ type objectDecoder[T interface {
 
 	strip      bool       // Options.StripManagedFields
 	split      bool       // strip or intern, fast, and T has the layout metadata.go assumes
+	jsonSplit  bool       // intern, and T has the JSON layout json_meta.go assumes
 	interner   *Interner  // Options.Interner
 	shareLists bool       // Options.ShareResourceLists
 	proj       *projector // Options.ProjectionOf: T's protobuf decoder
@@ -77,6 +78,7 @@ func newObjectDecoder[T interface {
 		d.strip = true
 	}
 	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(T(new(E)))
+	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(T(new(E)))
 	return d, nil
 }
 
@@ -173,14 +175,14 @@ func (d *objectDecoder[T, E]) finish(obj T, in *interning) {
 // finds apiVersion and kind first.
 func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, error) {
 	var obj runtime.Object
+	var meta *jsonMeta
+	var in *interning
 	wantKind, wantVersion := d.gvk.Kind, d.apiVersion
 	if status {
 		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
 	} else {
 		obj = T(new(E))
-		if d.strip {
-			raw = stripManagedFieldsJSON(raw)
-		}
+		raw, meta, in = d.prepareJSON(raw)
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
@@ -201,22 +203,47 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 	}
 	ok.SetGroupVersionKind(schema.GroupVersionKind{})
 	if !status {
-		d.finish(obj.(T), nil)
+		d.finishJSON(obj.(T), meta, in)
 	}
 	return obj, nil
+}
+
+// prepareJSON strips managedFields from raw if the options say so and, with
+// an Interner, cuts the metadata's repeating strings out of it, interned
+// (json_meta.go); meta and in are then for finishJSON.
+func (d *objectDecoder[T, E]) prepareJSON(raw []byte) (_ []byte, meta *jsonMeta, in *interning) {
+	if d.strip {
+		raw = stripManagedFieldsJSON(raw)
+	}
+	if !d.jsonSplit {
+		return raw, nil, nil
+	}
+	in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
+	raw, m, ok := cutMetadataStrings(raw, in)
+	if !ok {
+		return raw, nil, nil // the typed decoder decodes them; finish interns
+	}
+	return raw, &m, in
+}
+
+// finishJSON puts the metadata strings prepareJSON cut back into obj, then
+// finishes it.
+func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
+	if meta != nil {
+		meta.apply(objectMetaOf(obj))
+	}
+	d.finish(obj, in)
 }
 
 // jsonItem decodes one item of a JSON list: items carry no kind of their
 // own, and whatever TypeMeta they do carry is kept, as client-go does.
 func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	obj := T(new(E))
-	if d.strip {
-		raw = stripManagedFieldsJSON(raw)
-	}
+	raw, meta, in := d.prepareJSON(raw)
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
-	d.finish(obj, nil)
+	d.finishJSON(obj, meta, in)
 	return obj, nil
 }
 

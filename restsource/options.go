@@ -69,9 +69,10 @@ type Options struct {
 	// Interner, if set, deduplicates the strings that repeat across the
 	// decoded objects (namespaces, labels, annotations, owner references;
 	// for pods also node, container, image, volume and env names, ...):
-	// the cached objects share one copy of each. In protobuf the
-	// metadata's strings are interned straight from the bytes while
-	// decoding; the others just after. The objects are equal
+	// the cached objects share one copy of each. The metadata's
+	// namespace, generateName, labels, annotations and finalizers are
+	// interned straight from the bytes while decoding (protobuf and JSON);
+	// the other strings just after. The objects are equal
 	// to those decoded without it. One Interner may serve several Sources;
 	// see NewInterner for its (fixed) size and Interner.Stats for its hit
 	// rate.

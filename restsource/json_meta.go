@@ -1,0 +1,208 @@
+package restsource
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Interning JSON metadata while decoding: the metadata members that
+// objectMeta interns (namespace, generateName, labels, annotations,
+// finalizers) are read from the bytes straight into interned strings and
+// cut out of the object before the typed decoder runs, so their strings
+// are never allocated, as decodeObjectMeta does for protobuf. Whenever the
+// bytes are not plainly what the typed decoder would read the same way
+// (two metadata members, a member twice, a null inside a map or list, a
+// value of another type, invalid UTF-8), nothing is cut and the typed
+// decoder decodes everything, interned afterwards as before.
+
+// jsonMeta holds the metadata members read from the bytes.
+type jsonMeta struct {
+	namespace, generateName string
+	labels, annotations     map[string]string
+	finalizers              []string
+}
+
+// apply sets the members on om, which the typed decoder filled without
+// them.
+func (m *jsonMeta) apply(om *metav1.ObjectMeta) {
+	om.Namespace, om.GenerateName = m.namespace, m.generateName
+	om.Labels, om.Annotations, om.Finalizers = m.labels, m.annotations, m.finalizers
+}
+
+// jsonMetaLayoutOK reports whether obj (a new T) encodes its ObjectMeta as
+// the JSON member "metadata" with the usual member names, and decodes
+// without a custom UnmarshalJSON (which could read the metadata its own
+// way).
+func jsonMetaLayoutOK(obj any) bool {
+	om := objectMetaOf(obj)
+	if _, custom := obj.(json.Unmarshaler); om == nil || custom {
+		return false
+	}
+	om.Namespace, om.Labels = "n", map[string]string{"k": "v"}
+	data, err := json.Marshal(obj)
+	*om = metav1.ObjectMeta{}
+	if err != nil {
+		return false
+	}
+	found := 0
+	err = eachMember(data, func(key, v []byte) error {
+		if string(key) != jsonMetadataKey {
+			return nil
+		}
+		return eachMember(v, func(key, v []byte) error {
+			if string(key) == "namespace" && string(v) == `"n"` || string(key) == "labels" && string(v) == `{"k":"v"}` {
+				found++
+			}
+			return nil
+		})
+	})
+	return err == nil && found == 2
+}
+
+// jsonInternedString decodes the JSON string v (quotes included) into an
+// interned string; ok is false if v is not a string the typed decoder
+// would read as it is written (invalid UTF-8, which it replaces).
+func jsonInternedString(v []byte, in *interning) (_ string, ok bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	b, err := jsonString(v)
+	if err != nil || !validUTF8(b) {
+		return "", false
+	}
+	return in.bytes(b), true
+}
+
+func validUTF8(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(b)
+		}
+	}
+	return true
+}
+
+// jsonInternedMap decodes the JSON object of strings v (or null).
+func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
+	if string(v) == "null" {
+		return nil, true
+	}
+	if len(v) == 0 || v[0] != '{' {
+		return nil, false
+	}
+	m := map[string]string{}
+	ok = true
+	err := eachMember(v, func(key, val []byte) error {
+		s, vok := jsonInternedString(val, in)
+		if !vok || !validUTF8(key) {
+			ok = false
+			return errFound
+		}
+		m[in.bytes(key)] = s
+		return nil
+	})
+	return m, ok && err == nil
+}
+
+// jsonInternedList decodes the JSON array of strings v (or null).
+func jsonInternedList(v []byte, in *interning) (_ []string, ok bool) {
+	if string(v) == "null" {
+		return nil, true
+	}
+	elems, err := eachElement(v, nil)
+	if err != nil {
+		return nil, false
+	}
+	l := make([]string, len(elems))
+	for i, e := range elems {
+		if l[i], ok = jsonInternedString(e, in); !ok {
+			return nil, false
+		}
+	}
+	return l, true
+}
+
+// cutMetadataStrings reads the interned members of obj's metadata into m
+// and removes them from obj, in place; it returns the shortened obj. If ok
+// is false, obj is unchanged and m is to be ignored.
+func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok bool) {
+	metaStart, metaEnd, count := 0, 0, 0
+	if err := eachMemberAt(obj, func(key []byte, _, valStart, valEnd int) error {
+		if string(key) != jsonMetadataKey {
+			return nil
+		}
+		metaStart, metaEnd = valStart, valEnd
+		count++
+		// As in managedFieldsSpan: a second metadata member would have
+		// its key spelled out or escaped; if neither can be in the rest,
+		// the rest need not be scanned.
+		if rest := obj[valEnd:]; bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+jsonMetadataKey+`"`)) {
+			return errFound
+		}
+		return nil
+	}); err != nil && err != errFound || count != 1 || obj[metaStart] != '{' {
+		return obj, m, false
+	}
+	meta := obj[metaStart:metaEnd]
+	var kept [][2]int // spans in meta of the members left to the typed decoder
+	var seen [5]bool
+	ok = true
+	err := eachMemberAt(meta, func(key []byte, keyStart, valStart, valEnd int) error {
+		v := meta[valStart:valEnd]
+		var which int
+		var vok bool
+		switch string(key) {
+		case "namespace":
+			which = 0
+			if vok = string(v) == "null"; !vok {
+				m.namespace, vok = jsonInternedString(v, in)
+			}
+		case "generateName":
+			which = 1
+			if vok = string(v) == "null"; !vok {
+				m.generateName, vok = jsonInternedString(v, in)
+			}
+		case "labels":
+			which = 2
+			m.labels, vok = jsonInternedMap(v, in)
+		case "annotations":
+			which = 3
+			m.annotations, vok = jsonInternedMap(v, in)
+		case "finalizers":
+			which = 4
+			m.finalizers, vok = jsonInternedList(v, in)
+		default:
+			kept = append(kept, [2]int{keyStart, valEnd})
+			return nil
+		}
+		if !vok || seen[which] {
+			ok = false
+			return errFound
+		}
+		seen[which] = true
+		return nil
+	})
+	if err != nil || !ok {
+		return obj, m, false
+	}
+	if seen == [5]bool{} {
+		return obj, m, true // nothing to cut
+	}
+	// Rewrite the metadata object with the kept members only. Writing
+	// never overtakes reading: each kept member moves left or stays.
+	w := metaStart + 1
+	for i, k := range kept {
+		if i > 0 {
+			obj[w] = ','
+			w++
+		}
+		w += copy(obj[w:], meta[k[0]:k[1]])
+	}
+	obj[w] = '}'
+	w++
+	n := copy(obj[w:], obj[metaEnd:])
+	return obj[:w+n], m, true
+}

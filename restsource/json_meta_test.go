@@ -1,0 +1,135 @@
+package restsource
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// customJSONPod decodes itself: its metadata must not be cut.
+type customJSONPod struct{ corev1.Pod }
+
+func (p *customJSONPod) UnmarshalJSON([]byte) error { return nil }
+
+func TestJSONMetaLayout(t *testing.T) {
+	if !jsonMetaLayoutOK(&corev1.Pod{}) || !jsonMetaLayoutOK(&corev1.ConfigMap{}) {
+		t.Fatal("the layout of Pod or ConfigMap is not recognized")
+	}
+	if jsonMetaLayoutOK(&customJSONPod{}) || jsonMetaLayoutOK(&metav1.Status{}) {
+		t.Fatal("a type with its own UnmarshalJSON, or without ObjectMeta, is taken for the layout")
+	}
+}
+
+// jsonMetaVariants returns JSON encodings of p with the interned metadata
+// members in unusual spellings, values and places: each is decoded by the
+// typed decoder alone as the reference.
+func jsonMetaVariants(t *testing.T, p *corev1.Pod) map[string][]byte {
+	obj := podJSON(t, p)
+	keys, members := jsonMembers(t, obj)
+	if keys[0] != "metadata" {
+		t.Fatalf("first member is %q", keys[0])
+	}
+	metaObj := members[0][len(`"metadata":`):]
+	_, mmembers := jsonMembers(t, metaObj)
+	rest := members[1:]
+	with := func(extra ...string) []byte { // the metadata with extra members last
+		ms := append([][]byte{}, mmembers...)
+		for _, e := range extra {
+			ms = append(ms, []byte(e))
+		}
+		return jsonObject(append([][]byte{append([]byte(`"metadata":`), jsonObject(ms...)...)}, rest...)...)
+	}
+	replace := func(old, new string) []byte {
+		if !bytes.Contains(obj, []byte(old)) {
+			t.Fatalf("%q is not in the pod's JSON", old)
+		}
+		return []byte(strings.Replace(string(obj), old, new, 1))
+	}
+	return map[string][]byte{
+		"canonical":            obj,
+		"labelsNull":           replace(`"labels":{`, `"labels":null,"x-labels":{`),
+		"labelsEmpty":          with(`"labels":{}`),
+		"labelsTwice":          with(`"labels":{"a":"b"}`),
+		"labelKeyTwice":        replace(`"labels":{`, `"labels":{"app":"first",`),
+		"escapedLabelsKey":     replace(`"labels":`, `"lab\u0065ls":`),
+		"escapedLabel":         replace(`"labels":{`, `"labels":{"e\u00e9\n":"v\"\\",`),
+		"capitalLabels":        replace(`"labels":`, `"Labels":`),
+		"nullLabelValue":       replace(`"labels":{`, `"labels":{"n":null,`),
+		"numberLabelValue":     replace(`"labels":{`, `"labels":{"n":1,`),
+		"invalidUTF8Label":     replace(`"labels":{`, "\"labels\":{\"bad\":\"\xff\xfe\","),
+		"invalidUTF8LabelKey":  replace(`"labels":{`, "\"labels\":{\"\xc3\":\"v\","),
+		"namespaceNull":        replace(`"namespace":`, `"namespace":null,"x-namespace":`),
+		"namespaceNumber":      replace(`"namespace":`, `"namespace":7,"x-namespace":`),
+		"namespaceTwice":       with(`"namespace":"other"`),
+		"generateNameEscaped":  with(`"generateName":"g\u0065n-"`),
+		"finalizers":           with(`"finalizers":["a","b\u0062",""]`),
+		"finalizersEmpty":      with(`"finalizers":[]`),
+		"finalizersNull":       with(`"finalizers":null`),
+		"finalizerNullElement": with(`"finalizers":["a",null]`),
+		"annotationsNotObject": replace(`"annotations":{`, `"annotations":["x"],"x-annotations":{`),
+		"metadataTwice":        jsonObject(append([][]byte{[]byte(`"metadata":{"labels":{"z":"z"}}`), members[0]}, rest...)...),
+		"metadataLast":         jsonObject(append(append([][]byte{}, rest...), members[0])...),
+		"metadataNull":         jsonObject(append([][]byte{[]byte(`"metadata":null`)}, rest...)...),
+		"onlyCut":              jsonObject(append([][]byte{[]byte(`"metadata":{"namespace":"ns","labels":{"a":"b"}}`)}, rest...)...),
+		"spaces":               replace(`"labels":{`, " \"labels\" :\n { \"s\" : \"t\" , "),
+	}
+}
+
+// TestJSONInternedMetadataDifferential: with an Interner, JSON decoding
+// reads the metadata's repeating strings from the bytes (json_meta.go);
+// the object equals the typed decoder's alone, with managedFields
+// stripped or not, for watch events' objects and list items, whatever the
+// spelling of the metadata.
+func TestJSONInternedMetadataDifferential(t *testing.T) {
+	in := NewInterner(0)
+	for _, opts := range []Options{{Interner: in}, {Interner: in, StripManagedFields: true}} {
+		ref, got := decoders(t, opts)
+		if !got.jsonSplit {
+			t.Fatal("Pod's JSON layout is not recognized")
+		}
+		for _, p := range corpusPods(10, 7) {
+			for name, obj := range jsonMetaVariants(t, p) {
+				for _, path := range jsonPaths {
+					if !checkStripped(t, "json "+name+" "+path.name, ref, got, path, obj) {
+						if _, err := path.decode(got, bytes.Clone(obj)); err == nil {
+							t.Fatalf("json %s %s: the reference fails, interning decodes it", name, path.name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestJSONMetadataCutInterned: on a plain pod the members are cut (the
+// typed decoder never sees them) and the strings are the Interner's.
+func TestJSONMetadataCutInterned(t *testing.T) {
+	in := &interning{Interner: NewInterner(0), metaDone: true}
+	p := corpusPods(1, 3)[0]
+	p.Finalizers = []string{"example.com/f"}
+	obj := podJSON(t, p)
+	cut, m, ok := cutMetadataStrings(bytes.Clone(obj), in)
+	if !ok {
+		t.Fatal("not cut")
+	}
+	for _, k := range []string{`"namespace"`, `"generateName"`, `"labels"`, `"annotations"`, `"finalizers"`} {
+		if bytes.Contains(cut, []byte(k)) {
+			t.Fatalf("%s is still in %s", k, cut)
+		}
+	}
+	if !bytes.Contains(cut, []byte(`"name":`)) || !bytes.Contains(cut, []byte(`"spec":`)) {
+		t.Fatalf("other members were cut: %s", cut)
+	}
+	om := &metav1.ObjectMeta{}
+	m.apply(om)
+	if om.Namespace != p.Namespace || len(om.Labels) != len(p.Labels) || len(om.Finalizers) != 1 {
+		t.Fatalf("read %+v", om)
+	}
+	if s := in.String(p.Namespace); unsafe.StringData(s) != unsafe.StringData(om.Namespace) {
+		t.Fatal("the namespace is not the Interner's")
+	}
+}
