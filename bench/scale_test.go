@@ -191,7 +191,7 @@ func scaleRun(b *testing.B, src *scaleSource, lib string, n int) {
 // the live heap before the informer started: exact at the probe's points
 // (the end of each list, the first, 1/4, 1/2, 3/4 and last-but-one
 // notification, the end), whatever else lives in the process.
-func scaleProbe(b *testing.B, src *scaleSource, lib string, n int) (sync, relist int64) {
+func scaleProbe(b *testing.B, src *scaleSource, lib string, n int) (syncPeak, relistPeak int64) {
 	var (
 		plw   *probedLW
 		cur   atomic.Pointer[liveProbe]
@@ -206,7 +206,7 @@ func scaleProbe(b *testing.B, src *scaleSource, lib string, n int) (sync, relist
 	defer run.stop()
 	cnt.wait(b, 30*time.Minute)
 	probe.sample()
-	sync = probe.peak
+	syncPeak = probe.peak
 
 	probe = newLiveProbe(int64(n))
 	cnt.expect(int64(n))
@@ -217,7 +217,7 @@ func scaleProbe(b *testing.B, src *scaleSource, lib string, n int) (sync, relist
 	cnt.wait(b, 30*time.Minute)
 	probe.sample()
 	plw.probe.Store(nil)
-	return sync, probe.peak + probe.base - base
+	return syncPeak, probe.peak + probe.base - base
 }
 
 // heapSampler records the peak of the heap objects while an operation
