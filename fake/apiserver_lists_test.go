@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"testing"
@@ -20,7 +19,7 @@ func TestContinueTokenStartKeepsLeadingSlash(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		mustCreate(t, srv, newPod("ns", n, nil))
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	start := func(namespace string) string {
 		t.Helper()
 		l, err := srv.ListerWatcher(LWOptions{Resource: podsGVR, Namespace: namespace}).ListWithContext(ctx, metav1.ListOptions{Limit: 1})

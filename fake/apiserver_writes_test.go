@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,7 +35,7 @@ func newCM(ns, name string, data map[string]string) *corev1.ConfigMap {
 // test/conformance).
 func TestWriteErrorStatusesMatchKubeAPIServer(t *testing.T) {
 	srv := newTestServer(t, Options{Resources: []Resource{ConfigMaps()}})
-	ctx := context.Background()
+	ctx := t.Context()
 	a := mustCreate(t, srv, newCM("ns", "a", nil)).(*corev1.ConfigMap)
 	cur := mustUpdate(t, srv, newCM("ns", "a", map[string]string{"k": "1"})).(*corev1.ConfigMap)
 	wrong := types.UID("00000000-0000-0000-0000-00000000dead")
@@ -84,7 +83,7 @@ func TestWriteErrorStatusesMatchKubeAPIServer(t *testing.T) {
 
 func mustGetCM(t *testing.T, srv *Server, ns, name string) *corev1.ConfigMap {
 	t.Helper()
-	obj, err := srv.Get(context.Background(), ConfigMaps().GVR, ns, name)
+	obj, err := srv.Get(t.Context(), ConfigMaps().GVR, ns, name)
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
@@ -95,7 +94,7 @@ func mustGetCM(t *testing.T, srv *Server, ns, name string) *corev1.ConfigMap {
 // validation, with kube-apiserver's messages.
 func TestMetadataValidation(t *testing.T) {
 	srv := newTestServer(t, Options{Resources: []Resource{ConfigMaps()}})
-	ctx := context.Background()
+	ctx := t.Context()
 	badLabel := newCM("ns", "b", nil)
 	badLabel.Labels = map[string]string{"app": "bad value!"}
 	badAnnotation := newCM("ns", "b", nil)
@@ -136,7 +135,7 @@ func TestMetadataValidation(t *testing.T) {
 
 // TestRequireNamespaces: opt-in namespace lifecycle admission.
 func TestRequireNamespaces(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	lax := newTestServer(t, Options{})
 	mustCreate(t, lax, newPod("anywhere", "a", nil))
 

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -37,10 +36,10 @@ func BenchmarkWriteFanout(b *testing.B) {
 		lw := srv.ListerWatcher(LWOptions{Resource: podsGVR})
 		ws := make([]watch.Interface, benchWatchers)
 		for i := range ws {
-			ws[i], _ = lw.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+			ws[i], _ = lw.WatchWithContext(b.Context(), metav1.ListOptions{ResourceVersion: "0"})
 		}
 		wg := drainAll(ws)
-		ctx := context.Background()
+		ctx := b.Context()
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if _, err := srv.Create(ctx, newPod("ns", fmt.Sprint("p", i), nil)); err != nil {
@@ -77,7 +76,7 @@ func BenchmarkList1000(b *testing.B) {
 	b.Run("listwatch", func(b *testing.B) {
 		srv, _ := NewServer(Options{Resources: []Resource{Pods()}})
 		for _, p := range pods {
-			if _, err := srv.Create(context.Background(), p); err != nil {
+			if _, err := srv.Create(b.Context(), p); err != nil {
 				b.Fatal(err)
 			}
 		}

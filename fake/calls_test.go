@@ -21,7 +21,7 @@ func callStrings(srv *Server) []string {
 
 func TestCallsRecordRequestsAndOutcomes(t *testing.T) {
 	srv, lw := seeded(t, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	mustNoErr(t, srv.FailNext(Failure{Verbs: VerbList, Times: 1, Kind: ConnectionRefused}))
 	_, _ = lw.ListWithContext(ctx, metav1.ListOptions{})
 	_, _ = lw.ListWithContext(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "app=x"})

@@ -15,8 +15,8 @@ func churnTrace(t *testing.T, seed uint64) string {
 	srv := newTestServer(t, Options{})
 	c, err := NewChurn(srv, ChurnOptions{Resource: podsGVR, Namespaces: []string{"a", "b"}, Seed: seed, MaxObjects: 5})
 	mustNoErr(t, err)
-	mustNoErr(t, c.Steps(context.Background(), 60))
-	list, err := srv.ListerWatcher(LWOptions{Resource: podsGVR}).ListWithContext(context.Background(), metav1.ListOptions{})
+	mustNoErr(t, c.Steps(t.Context(), 60))
+	list, err := srv.ListerWatcher(LWOptions{Resource: podsGVR}).ListWithContext(t.Context(), metav1.ListOptions{})
 	mustNoErr(t, err)
 	var b strings.Builder
 	for _, p := range list.(*corev1.PodList).Items {
@@ -70,7 +70,7 @@ func TestConvergedReportsReadableDiff(t *testing.T) {
 func TestLWOptionsSelectorsApplyToCallsAndConverged(t *testing.T) {
 	srv, _ := seeded(t, Options{}) // a@4 (app=y), c@3 (app=x)
 	lwo := LWOptions{Resource: podsGVR, LabelSelector: "app=x"}
-	list, err := srv.ListerWatcher(lwo).ListWithContext(context.Background(), metav1.ListOptions{FieldSelector: "metadata.name=c"})
+	list, err := srv.ListerWatcher(lwo).ListWithContext(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=c"})
 	mustNoErr(t, err)
 	if got := listKeys(t, list); got != "rv=5 [ns/c@3]" {
 		t.Errorf("list %s", got)

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"sync"
@@ -36,13 +35,13 @@ func TestConcurrentWritersAndWatchers(t *testing.T) {
 			for j := range perWriter {
 				name := fmt.Sprint("p", j%10)
 				labels := map[string]string{"w": fmt.Sprint(j % 3)}
-				if _, err := srv.Create(context.Background(), newPod(ns, name, labels)); err != nil {
-					if _, err := srv.Update(context.Background(), newPod(ns, name, labels)); err != nil {
+				if _, err := srv.Create(t.Context(), newPod(ns, name, labels)); err != nil {
+					if _, err := srv.Update(t.Context(), newPod(ns, name, labels)); err != nil {
 						t.Error(err)
 					}
 				}
 				if j%7 == 0 {
-					_, _ = srv.Delete(context.Background(), newPod(ns, name, nil))
+					_, _ = srv.Delete(t.Context(), newPod(ns, name, nil))
 				}
 			}
 		})

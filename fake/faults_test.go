@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/url"
@@ -40,7 +39,7 @@ func TestFailNextShapesErrorsLikeClientGo(t *testing.T) {
 		if err := srv.FailNext(Failure{Resource: podsGVR, Verbs: VerbList, Times: 2, Kind: tc.kind, RetryAfterSeconds: 7}); err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
+		ctx := t.Context()
 		for i := range 2 {
 			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); !tc.check(err) {
 				t.Errorf("kind %d call %d: err = %#v", tc.kind, i, err)
@@ -63,7 +62,7 @@ func TestFailNextMatchesVerbAndResource(t *testing.T) {
 	if err := srv.FailNext(Failure{Verbs: VerbWatch, Times: 1, Kind: Forbidden}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("pod list hit a configmap or watch failure: %v", err)
 	}

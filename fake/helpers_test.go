@@ -28,7 +28,7 @@ func newPod(ns, name string, labels map[string]string) *corev1.Pod {
 
 func mustCreate(t *testing.T, srv *Server, obj runtime.Object) runtime.Object {
 	t.Helper()
-	out, err := srv.Create(context.Background(), obj)
+	out, err := srv.Create(t.Context(), obj)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -37,7 +37,7 @@ func mustCreate(t *testing.T, srv *Server, obj runtime.Object) runtime.Object {
 
 func mustUpdate(t *testing.T, srv *Server, obj runtime.Object) runtime.Object {
 	t.Helper()
-	out, err := srv.Update(context.Background(), obj)
+	out, err := srv.Update(t.Context(), obj)
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
@@ -46,7 +46,7 @@ func mustUpdate(t *testing.T, srv *Server, obj runtime.Object) runtime.Object {
 
 func mustDelete(t *testing.T, srv *Server, obj runtime.Object) runtime.Object {
 	t.Helper()
-	out, err := srv.Delete(context.Background(), obj)
+	out, err := srv.Delete(t.Context(), obj)
 	if err != nil {
 		t.Fatalf("Delete: %v", err)
 	}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -45,7 +44,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			list, err := lw.ListWithContext(context.Background(), tc.opts)
+			list, err := lw.ListWithContext(t.Context(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +81,7 @@ func TestListErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := lw.ListWithContext(context.Background(), tc.opts)
+			_, err := lw.ListWithContext(t.Context(), tc.opts)
 			if !tc.check(err) {
 				t.Fatalf("err = %v", err)
 			}
@@ -92,11 +91,11 @@ func TestListErrors(t *testing.T) {
 		})
 	}
 	cms := srv.ListerWatcher(LWOptions{Resource: ConfigMaps().GVR})
-	if _, err := cms.ListWithContext(context.Background(), metav1.ListOptions{FieldSelector: "data.x=y"}); !apierrors.IsBadRequest(err) {
+	if _, err := cms.ListWithContext(t.Context(), metav1.ListOptions{FieldSelector: "data.x=y"}); !apierrors.IsBadRequest(err) {
 		t.Errorf("unsupported configmap field: %v; want BadRequest", err)
 	}
 	missing := srv.ListerWatcher(LWOptions{Resource: GVR{Version: "v1", Resource: "nodes"}})
-	if _, err := missing.ListWithContext(context.Background(), metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := missing.ListWithContext(t.Context(), metav1.ListOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("unserved resource: %v; want NotFound", err)
 	}
 }
@@ -115,7 +114,7 @@ func TestListTooLargeResourceVersion(t *testing.T) {
 		// A list for an RV the server reaches while waiting succeeds.
 		done := make(chan string)
 		go func() {
-			list, err := lw.ListWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "6", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+			list, err := lw.ListWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "6", ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 			if err != nil {
 				done <- err.Error()
 				return
@@ -137,7 +136,7 @@ func TestListPagination(t *testing.T) {
 		mustCreate(t, srv, newPod("ns", n, map[string]string{"even": map[bool]string{true: "y", false: "n"}[n == "b" || n == "d"]}))
 	}
 	lw := srv.ListerWatcher(LWOptions{Resource: podsGVR, Namespace: "ns"})
-	ctx := context.Background()
+	ctx := t.Context()
 	var pages []string
 	var remaining []int64
 	opts := metav1.ListOptions{Limit: 2}
@@ -181,7 +180,7 @@ func TestListContinueExpired(t *testing.T) {
 		mustCreate(t, srv, newPod("ns", n, nil))
 	}
 	lw := srv.ListerWatcher(LWOptions{Resource: podsGVR})
-	ctx := context.Background()
+	ctx := t.Context()
 	first, err := lw.ListWithContext(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		t.Fatal(err)

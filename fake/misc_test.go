@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 
@@ -36,7 +35,7 @@ func TestClearFaultsRemovesEverything(t *testing.T) {
 func TestErrWatcherStopIsHarmless(t *testing.T) {
 	srv, lw := seeded(t, Options{})
 	mustNoErr(t, srv.Compact("5"))
-	w, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: "1"})
+	w, err := lw.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
 	mustNoErr(t, err)
 	w.Stop()
 	w.Stop()
@@ -53,7 +52,7 @@ func TestContinueTokenValidation(t *testing.T) {
 		"empty start":   encodeContinueRaw(`{"v":"meta.k8s.io/v1","rv":3,"start":""}`),
 		"not json":      encodeContinueRaw(`nope`),
 	} {
-		if _, err := lw.ListWithContext(context.Background(), metav1.ListOptions{Continue: tok}); !apierrors.IsBadRequest(err) {
+		if _, err := lw.ListWithContext(t.Context(), metav1.ListOptions{Continue: tok}); !apierrors.IsBadRequest(err) {
 			t.Errorf("%s: %v; want BadRequest", name, err)
 		}
 	}
@@ -63,7 +62,7 @@ func TestAdmitRejectsMismatchedObjects(t *testing.T) {
 	cluster := Resource{GVR: GVR{Version: "v1", Resource: "namespaces"}, Kind: "Namespace"}
 	widgetsRes := Resource{GVR: widgets, Kind: "Widget", Namespaced: true, Unstructured: true}
 	srv := newTestServer(t, Options{Resources: []Resource{cluster, widgetsRes}})
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "oops"}}
 	if _, err := srv.Create(ctx, ns); !apierrors.IsInvalid(err) {
 		t.Errorf("cluster-scoped object with a namespace: %v; want Invalid", err)

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"maps"
 	"math/rand/v2"
 	"testing"
@@ -36,7 +35,7 @@ func pagedList(t *testing.T, lw *ListerWatcher, opts metav1.ListOptions) ([]runt
 	var all []runtime.Object
 	rv := ""
 	for {
-		list, err := lw.ListWithContext(context.Background(), opts)
+		list, err := lw.ListWithContext(t.Context(), opts)
 		mustNoErr(t, err)
 		items, err := meta.ExtractList(list)
 		mustNoErr(t, err)
@@ -65,7 +64,7 @@ func TestAgainstNaiveReference(t *testing.T) {
 	mustNoErr(t, err)
 	snaps := map[string][]runtime.Object{}
 	for range 200 {
-		mustNoErr(t, churn.Step(context.Background()))
+		mustNoErr(t, churn.Step(t.Context()))
 		objs, rv := pagedList(t, lw, metav1.ListOptions{})
 		snaps[rv] = objs
 	}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,7 +34,7 @@ func TestWritesAssignGlobalResourceVersions(t *testing.T) {
 
 func TestWriteErrorsAreStatusErrors(t *testing.T) {
 	srv := newTestServer(t, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	a := mustCreate(t, srv, newPod("ns", "a", nil)).(*corev1.Pod)
 	_, err := srv.Create(ctx, newPod("ns", "a", nil))
 	if !apierrors.IsAlreadyExists(err) {
@@ -80,7 +79,7 @@ func TestObjectsAreCopiedInAndOut(t *testing.T) {
 	out := mustCreate(t, srv, in).(*corev1.Pod)
 	in.Labels["k"] = "changed-in"
 	out.Labels["k"] = "changed-out"
-	got, err := srv.Get(context.Background(), podsGVR, "ns", "a")
+	got, err := srv.Get(t.Context(), podsGVR, "ns", "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +90,7 @@ func TestObjectsAreCopiedInAndOut(t *testing.T) {
 
 func TestCreateDetails(t *testing.T) {
 	srv := newTestServer(t, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	gen := &corev1.Pod{}
 	gen.Namespace, gen.GenerateName = "ns", "web-"
 	out := mustCreate(t, srv, gen).(*corev1.Pod)

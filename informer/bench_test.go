@@ -97,7 +97,7 @@ func BenchmarkSteadyStateEvents(b *testing.B) {
 	in := newSteadyInput(10000)
 	run := func(b *testing.B, start func(ctx context.Context, lw *feedLW, count *atomic.Int64, done chan struct{}, target int64) func() bool) {
 		lw := &feedLW{list: in.list, ch: make(chan watch.Event, 1024)}
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(b.Context())
 		defer cancel()
 		var count atomic.Int64
 		done := make(chan struct{})

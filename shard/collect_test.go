@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -49,7 +48,7 @@ func TestStaleLeasesCollected(t *testing.T) {
 		if len(deletes) != 0 {
 			t.Fatalf("%d more deletes", len(deletes))
 		}
-		if _, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), "ring-ghost", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), "ring-ghost", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("ghost Lease: %v", err)
 		}
 		for _, name := range []string{"ring-a", "ring-b"} {

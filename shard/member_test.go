@@ -91,7 +91,7 @@ func startMember(t *testing.T, cs kubernetes.Interface, clk *clocktesting.FakeCl
 
 func getLease(t *testing.T, cs kubernetes.Interface, name string) *coordinationv1.Lease {
 	t.Helper()
-	l, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), name, metav1.GetOptions{})
+	l, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestMemberJoinsRenewsAndReleases(t *testing.T) {
 		if len(c.Lost) != 64 || c.Assignment.Has("a") {
 			t.Fatalf("last Change: %+v", c.Diff)
 		}
-		if _, err := cs.CoordinationV1().Leases(ns).Get(context.Background(), "ring-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), "ring-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("Lease after Run: %v", err)
 		}
 	})

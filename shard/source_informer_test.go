@@ -38,7 +38,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%02d", i),
 				UID: types.UID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", r.Uint32(), r.Uint32()&0xffff,
 					r.Uint32()&0xfff, r.Uint32()&0xfff, r.Uint64()&0xffffffffffff))}}
-			if _, err := cs.CoreV1().Pods("default").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			if _, err := cs.CoreV1().Pods("default").Create(t.Context(), p, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			pods = append(pods, p)

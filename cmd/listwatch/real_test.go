@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +115,7 @@ func createNamespace(t *testing.T, cs kubernetes.Interface, prefix string) strin
 
 func createCM(t *testing.T, cs kubernetes.Interface, ns, name string) {
 	t.Helper()
-	_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{
+	_, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -161,7 +160,7 @@ func TestWatchInitialListFailures(t *testing.T) {
 
 func mustCreate(t *testing.T, srv *fake.Server, obj *unstructured.Unstructured) *unstructured.Unstructured {
 	t.Helper()
-	got, err := srv.Create(context.Background(), obj)
+	got, err := srv.Create(t.Context(), obj)
 	if err != nil {
 		t.Fatal(err)
 	}

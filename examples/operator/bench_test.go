@@ -32,7 +32,7 @@ const benchSecrets = 10_000
 // before it started (heap-MB). Each iteration gets a fresh namespace. Run with
 // -benchtime=1x; skipped under -short.
 func BenchmarkOperator10k(b *testing.B) {
-	ctx := context.Background()
+	ctx := b.Context()
 	// controller-runtime's sources log through its global logger.
 	ctrllog.SetLogger(logr.Discard())
 	server, err := testapiserver.Start(ctx, b, testapiserver.Options{})
