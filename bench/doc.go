@@ -21,7 +21,9 @@
 // BenchmarkWatchDecode (an httptest apiserver streaming pre-encoded JSON or
 // protobuf watch frames to real REST clients), BenchmarkInitialSync (100k
 // pods, paged and streaming lists), BenchmarkRelist (a 410 then a relist of
-// 100k pods), BenchmarkReadsDuringWrites (the bare store),
+// 100k pods; listwatch also with AtomicRelists), BenchmarkScale (the scale
+// curve: 10k to 1M ConfigMaps and pods, time to synced, live and peak
+// heap during sync and relist), BenchmarkReadsDuringWrites (the bare store),
 // BenchmarkInformerReadsDuringWrites (the whole informer, typed and
 // drop-in, with 1/10/40 readers), BenchmarkMemory (live heap per cached pod
 // and CPU per event with restsource's memory options, projections and
