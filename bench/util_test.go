@@ -191,9 +191,16 @@ func (w *probedWatch) Stop() {
 	})
 }
 
+// run forwards the stream's events, each only once no sample is in
+// progress (the gate), so that a sample pauses a streaming list as it
+// pauses a paged one; without the wait, a sample taken in the handler let
+// the rest of the stream into the cache while the handler was stalled,
+// and its listener's buffer then held every replaced object (a relist's
+// peak came out at twice the cache).
 func (w *probedWatch) run(p *liveProbe) {
 	defer close(w.out)
 	for ev := range w.w.ResultChan() {
+		p.g.wait()
 		if ev.Type == watch.Bookmark {
 			if o, err := meta.Accessor(ev.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
 				p.sample()
@@ -215,8 +222,9 @@ func (w *probedWatch) run(p *liveProbe) {
 // notification (the handler calls hit); and at the end. A sample:
 //
 //   - pauses the pipeline: the sampling goroutine (the handler, or the
-//     reflector inside a list or watch) is blocked, and list requests wait
-//     at the gate, so no new page enters the informer;
+//     reflector inside a list or watch) is blocked, and list requests and
+//     a streaming list's events wait at the gate, so nothing new enters
+//     the informer;
 //   - waits until no other goroutine runs or is runnable (the scheduler's
 //     counts, 5 polls in a row): the reflector, queue and processing loop
 //     have moved what they hold as far as they can (a paused handler's

@@ -65,7 +65,11 @@
 // Objects created and deleted while a handler lags are not shown to it.
 // InOrder mode delivers every notification, as client-go does, and grows
 // with the lag. Registration.Stats reports pending work, the age of the
-// oldest pending entry, handler time and panics.
+// oldest pending entry, handler time and panics. In either mode a pending
+// update keeps the object it replaced alive until it is delivered: a
+// handler that lags by k objects during a relist pins k old versions, and
+// one stalled for a whole relist holds a second copy of the cache (as
+// client-go's listeners do). A handler that keeps up pins about a page.
 //
 // # Concurrency
 //
