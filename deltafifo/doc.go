@@ -81,7 +81,10 @@
 // The package's tests pin both modes' exact pop sequences and check the
 // drop-in against client-go's DeltaFIFO, and in-order mode against client-go's
 // RealFIFO, on seeded random operation sequences, comparing every popped
-// cache.Deltas deeply. In tests of code that uses a FIFO, drive it directly
+// cache.Deltas deeply. Each mode's queue (the coalescer, the ordered queue:
+// one internal interface, so the rest of the FIFO never asks which mode it
+// runs) is also tested alone, without goroutines (queue_test.go). In tests
+// of code that uses a FIFO, drive it directly
 // (Add, Replace, ...) and pop with a recording process function; wait for a
 // blocked consumer with synctest.Wait rather than sleeping.
 package deltafifo
