@@ -2,12 +2,13 @@ package deltafifo
 
 import (
 	"context"
-	"reflect"
 	"sync"
 
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/internal/ring"
+
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // knownSource is the core's view of the consumer's store. Unlike the public
@@ -112,26 +113,12 @@ func newCore[T any](cfg config[T]) *core[T] {
 	return c
 }
 
-// isNil reports whether v is a nil interface or a nil pointer, map, slice,
-// func or channel, without allocating.
-func isNil[T any](v T) bool {
-	a := any(v)
-	if a == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(a); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
-
 // prepare validates obj and transforms it, before any lock is taken. It
 // returns the key and a delta of type typ. Transform is skipped for
 // wrapped "final state unknown" objects and when transform is false.
 func (c *core[T]) prepare(typ DeltaType, obj T, transform bool) (string, Delta[T], error) {
 	d := Delta[T]{Object: obj, Type: typ}
-	if isNil(obj) {
+	if nilcheck.Is(obj) {
 		return "", d, c.reject(obj, ErrNilObject)
 	}
 	if c.cfg.unwrap != nil {
