@@ -176,7 +176,7 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 				t.Fatal("not synced after the initial list was delivered")
 			}
 			inf.mu.Lock()
-			inf.replayLocked(r1, Synced) // a resync of r1 alone, as resyncDue does it
+			inf.replayLocked(r1, Resynced) // a resync of r1 alone, as resyncDue does it
 			inf.mu.Unlock()
 			synctest.Wait()
 			got := e1.Take()

@@ -84,7 +84,7 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		}
 	}
 	c.inf = inf
-	c.indexer = &cacheIndexer{s: inf.store}
+	c.indexer = &indexerView{s: inf.store}
 	if err := c.indexer.AddIndexers(options.Indexers); err != nil {
 		klog.Background().Error(err, "informer: indexers refused", "informer", name)
 	}
@@ -112,7 +112,7 @@ func clientGoPanicHandlers(ctx context.Context, r any) {
 // compatInformer implements cache.SharedIndexInformer on Informer[store.Object].
 type compatInformer struct {
 	inf           *Informer[store.Object]
-	indexer       *cacheIndexer
+	indexer       *indexerView
 	lw            cache.ListerWatcher
 	example       runtime.Object
 	name          string

@@ -10,12 +10,12 @@ import (
 	"github.com/listwatch/listwatch/store"
 )
 
-// cacheIndexer presents an informer's typed store as client-go's
+// indexerView presents an informer's typed store as client-go's
 // cache.Indexer, for code (listers, controller-runtime) written against
 // SharedIndexInformer.GetIndexer. Reads go to the store's Reader; writes
 // are accepted as client-go accepts them, though only the informer should
 // write.
-type cacheIndexer struct {
+type indexerView struct {
 	s *store.Store[store.Object]
 	// mu serialises AddIndexers so that indexers names exactly the indexes
 	// added through this view.
@@ -23,7 +23,7 @@ type cacheIndexer struct {
 	indexers cache.Indexers
 }
 
-var _ cache.Indexer = (*cacheIndexer)(nil)
+var _ cache.Indexer = (*indexerView)(nil)
 
 func asObject(obj any) (store.Object, error) {
 	o, ok := obj.(store.Object)
@@ -33,9 +33,9 @@ func asObject(obj any) (store.Object, error) {
 	return o, nil
 }
 
-func (c *cacheIndexer) Add(obj any) error { return c.Update(obj) }
+func (c *indexerView) Add(obj any) error { return c.Update(obj) }
 
-func (c *cacheIndexer) Update(obj any) error {
+func (c *indexerView) Update(obj any) error {
 	o, err := asObject(obj)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func (c *cacheIndexer) Update(obj any) error {
 	return c.s.Upsert(o)
 }
 
-func (c *cacheIndexer) Delete(obj any) error {
+func (c *indexerView) Delete(obj any) error {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		c.s.DeleteByKey(d.Key)
 		return nil
@@ -55,11 +55,11 @@ func (c *cacheIndexer) Delete(obj any) error {
 	return c.s.Delete(o)
 }
 
-func (c *cacheIndexer) List() []any { return toAny(c.s.Reader().List()) }
+func (c *indexerView) List() []any { return toAny(c.s.Reader().List()) }
 
-func (c *cacheIndexer) ListKeys() []string { return c.s.ListKeys() }
+func (c *indexerView) ListKeys() []string { return c.s.ListKeys() }
 
-func (c *cacheIndexer) Get(obj any) (any, bool, error) {
+func (c *indexerView) Get(obj any) (any, bool, error) {
 	o, err := asObject(obj)
 	if err != nil {
 		return nil, false, err
@@ -68,7 +68,7 @@ func (c *cacheIndexer) Get(obj any) (any, bool, error) {
 	return item, exists, err
 }
 
-func (c *cacheIndexer) GetByKey(key string) (any, bool, error) {
+func (c *indexerView) GetByKey(key string) (any, bool, error) {
 	item, exists := c.s.GetByKey(key)
 	if !exists {
 		return nil, false, nil
@@ -76,7 +76,7 @@ func (c *cacheIndexer) GetByKey(key string) (any, bool, error) {
 	return item, true, nil
 }
 
-func (c *cacheIndexer) Replace(list []any, rv string) error {
+func (c *indexerView) Replace(list []any, rv string) error {
 	items := make([]store.Object, len(list))
 	for i, obj := range list {
 		o, err := asObject(obj)
@@ -88,13 +88,13 @@ func (c *cacheIndexer) Replace(list []any, rv string) error {
 	return c.s.Replace(items, rv)
 }
 
-func (c *cacheIndexer) Resync() error      { return nil }
-func (c *cacheIndexer) Bookmark(rv string) { c.s.Bookmark(rv) }
-func (c *cacheIndexer) LastStoreSyncResourceVersion() string {
+func (c *indexerView) Resync() error      { return nil }
+func (c *indexerView) Bookmark(rv string) { c.s.Bookmark(rv) }
+func (c *indexerView) LastStoreSyncResourceVersion() string {
 	return c.s.Reader().LastSyncResourceVersion()
 }
 
-func (c *cacheIndexer) Index(name string, obj any) ([]any, error) {
+func (c *indexerView) Index(name string, obj any) ([]any, error) {
 	o, err := asObject(obj)
 	if err != nil {
 		return nil, err
@@ -103,21 +103,21 @@ func (c *cacheIndexer) Index(name string, obj any) ([]any, error) {
 	return toAny(items), err
 }
 
-func (c *cacheIndexer) IndexKeys(name, value string) ([]string, error) {
+func (c *indexerView) IndexKeys(name, value string) ([]string, error) {
 	return c.s.Reader().IndexKeys(name, value)
 }
 
-func (c *cacheIndexer) ListIndexFuncValues(name string) []string {
+func (c *indexerView) ListIndexFuncValues(name string) []string {
 	vals, _ := c.s.Reader().ListIndexValues(name)
 	return vals
 }
 
-func (c *cacheIndexer) ByIndex(name, value string) ([]any, error) {
+func (c *indexerView) ByIndex(name, value string) ([]any, error) {
 	items, err := c.s.Reader().ByIndex(name, value)
 	return toAny(items), err
 }
 
-func (c *cacheIndexer) GetIndexers() cache.Indexers {
+func (c *indexerView) GetIndexers() cache.Indexers {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(cache.Indexers, len(c.indexers))
@@ -131,7 +131,7 @@ func (c *cacheIndexer) GetIndexers() cache.Indexers {
 // namespace index; an indexer of that name is accepted when it is
 // client-go's own MetaNamespaceIndexFunc (as informer factories add) and
 // refused otherwise, since it would silently be answered by the built-in.
-func (c *cacheIndexer) AddIndexers(indexers cache.Indexers) error {
+func (c *indexerView) AddIndexers(indexers cache.Indexers) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	typed := store.Indexers[store.Object]{}

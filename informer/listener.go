@@ -107,7 +107,7 @@ func (l *listener[T]) add(n *Notification[T]) {
 }
 
 // addBatch queues notes, in order, under one lock; it never blocks on the
-// handler. Resyncs (Synced) are skipped unless syncs is set. Entries that
+// handler. Resyncs (Resynced) are skipped unless syncs is set. Entries that
 // start waiting are stamped with st, which reads the clock at most once
 // for the batch; a notification that folds into an entry already pending
 // needs no time. The listener is woken only when its buffer goes from
@@ -122,7 +122,7 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 	wasEmpty := l.buf.empty()
 	for i := range notes {
 		n := &notes[i]
-		if n.Kind == Synced && !syncs {
+		if n.Kind == Resynced && !syncs {
 			continue
 		}
 		l.buf.add(n, st.get())

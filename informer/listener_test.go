@@ -59,7 +59,9 @@ func upd(old, new *obj) *Notification[*obj] {
 func del(o *obj, unknown bool) *Notification[*obj] {
 	return &Notification[*obj]{Kind: Deleted, Key: o.key, Object: o, FinalStateUnknown: unknown}
 }
-func syn(o *obj) *Notification[*obj] { return &Notification[*obj]{Kind: Synced, Key: o.key, Object: o} }
+func syn(o *obj) *Notification[*obj] {
+	return &Notification[*obj]{Kind: Resynced, Key: o.key, Object: o}
+}
 
 // startListener runs a listener inside the current synctest bubble and
 // stops it at the end of the test.

@@ -12,9 +12,16 @@ const (
 	Updated
 	// Deleted: the object is gone; Object is its last known state.
 	Deleted
-	// Synced: a resync replays Object unchanged.
-	Synced
+	// Resynced: a resync replays Object unchanged (a relist that finds an
+	// object unchanged makes one too).
+	Resynced
 )
+
+// Synced is the old name of Resynced, which says "has synced" elsewhere
+// (HasSynced, Snapshot.Synced).
+//
+// Deprecated: use Resynced.
+const Synced = Resynced
 
 var kindNames = [...]string{"", "add", "update", "delete", "sync"}
 
@@ -68,7 +75,7 @@ func newPending[T any](n *Notification[T], now int64) pending[T] {
 	case Deleted:
 		p.before, p.hadBefore = n.Object, true
 		p.deleted, p.wasDeleted, p.finalStateUnknown = n.Object, true, n.FinalStateUnknown
-	case Synced:
+	case Resynced:
 		p.before, p.hadBefore, p.after, p.hasAfter, p.syncOnly = n.Object, true, n.Object, true, true
 	}
 	return p
@@ -87,7 +94,7 @@ func (p *pending[T]) merge(n *Notification[T]) {
 		p.wasDeleted = p.wasDeleted || p.hadBefore
 		var zero T
 		p.after, p.hasAfter, p.syncOnly = zero, false, false
-	case Synced:
+	case Resynced:
 		// The newest state is already pending; a resync adds nothing.
 	}
 }

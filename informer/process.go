@@ -138,7 +138,7 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 			}
 		case ok:
 			a.notes = append(a.notes, n)
-			a.syncs = a.syncs || n.Kind == Synced
+			a.syncs = a.syncs || n.Kind == Resynced
 		}
 	}
 	return firstErr
@@ -173,7 +173,7 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 		// counts as listed all the same.
 		if old, ok := tx.Get(key); ok && sameVersion(old, d.Object) {
 			tx.Keep(key)
-			n.Kind, n.Object = Synced, old
+			n.Kind, n.Object = Resynced, old
 			return n, true, nil
 		}
 		fallthrough
@@ -186,7 +186,7 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 		case !existed:
 			n.Kind, n.Object, n.InInitialList = Added, d.Object, initial
 		case d.Type == deltafifo.Sync:
-			n.Kind, n.Object = Synced, d.Object
+			n.Kind, n.Object = Resynced, d.Object
 		default:
 			n.Kind, n.Old, n.Object = Updated, old, d.Object
 		}

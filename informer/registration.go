@@ -17,7 +17,7 @@ type Registration[T any] struct {
 	// nextResync is when the handler is next due; guarded by the informer's mu.
 	nextResync time.Time
 	// syncing makes a relist's unchanged objects reach the handler as
-	// resyncs (Synced). Only the drop-in sets it, as client-go does (see
+	// resyncs (Resynced). Only the drop-in sets it, as client-go does (see
 	// compatQuirks.syncingHandlers); guarded by the informer's mu.
 	syncing bool
 	// done is closed when the handler will not be called again and no call
@@ -101,7 +101,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 }
 
 // replayLocked hands every cached object to r's listener as a notification
-// of kind (Added, in the initial list, for a handler that joins; Synced
+// of kind (Added, in the initial list, for a handler that joins; Resynced
 // for a resync), from the store, with no store write; mu held. Chunks of
 // replayChunk: one listener lock and clock read each, without a copy of
 // the whole cache.
@@ -227,7 +227,7 @@ func (inf *Informer[T]) resyncDue() {
 		}
 		if due {
 			r.nextResync = now.Add(r.resync)
-			inf.replayLocked(r, Synced)
+			inf.replayLocked(r, Resynced)
 		}
 	}
 }
