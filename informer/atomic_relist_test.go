@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -68,21 +67,11 @@ func TestAtomicRelistsReadersNeverSeeAMix(t *testing.T) {
 						seen = append(seen, fmt.Sprintf("a=%d b=%d", a, b))
 					}
 				}
-				if _, err := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{
+				runSynced(t, inf, HandlerFuncs[*corev1.ConfigMap]{
 					AddFunc:    func(o *corev1.ConfigMap, _ bool) { read(o) },
 					UpdateFunc: func(_, o *corev1.ConfigMap) { read(o) },
 					DeleteFunc: func(o *corev1.ConfigMap, _ bool) { read(o) },
-				}, HandlerOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithCancel(t.Context())
-				var wg sync.WaitGroup
-				wg.Go(func() { _ = inf.Run(ctx) })
-				defer func() { cancel(); wg.Wait() }()
-				if err := inf.WaitForSync(ctx); err != nil {
-					t.Fatal(err)
-				}
-				synctest.Wait()
+				})
 				src.set(bs...)
 				inf.Relist()
 				synctest.Wait()

@@ -43,11 +43,31 @@ func newEnv(t *testing.T, opts Options[*corev1.ConfigMap]) *env {
 	return &env{srv: srv, inf: inf}
 }
 
-func (e *env) run(t *testing.T) {
+func (e *env) run(t *testing.T) { runInformer(t, e.inf) }
+
+// runInformer runs inf until the test ends (inside a synctest bubble, the
+// bubble's end) and returns the context it runs under.
+func runInformer(t *testing.T, inf *Informer[*corev1.ConfigMap]) context.Context {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = e.inf.Run(ctx) }()
+	go func() { defer close(done); _ = inf.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+	return ctx
+}
+
+// runSynced runs inf (runInformer) with h as a handler, if not nil, and
+// waits until it has synced and the handlers have been called.
+func runSynced(t *testing.T, inf *Informer[*corev1.ConfigMap], h Handler[*corev1.ConfigMap]) {
+	t.Helper()
+	if h != nil {
+		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := inf.WaitForSync(runInformer(t, inf)); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Wait()
 }
 
 func (e *env) create(t *testing.T, name string) *corev1.ConfigMap {

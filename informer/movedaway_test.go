@@ -1,9 +1,7 @@
 package informer
 
 import (
-	"context"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -37,17 +35,7 @@ func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := &cmEvents{}
-		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		defer func() { cancel(); wg.Wait() }()
-		if err := inf.WaitForSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
+		runSynced(t, inf, h)
 		h.Take()
 		deleteCM(t, srv, "d")
 		synctest.Wait()

@@ -89,17 +89,7 @@ func TestRelistOnRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := &cmEvents{}
-		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		defer func() { cancel(); wg.Wait() }()
-		if err := inf.WaitForSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
+		runSynced(t, inf, h)
 		h.ExpectExactly(t, "add a@1 initial=true", "add b@2 initial=true")
 
 		src.set("b", "c")
