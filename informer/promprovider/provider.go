@@ -193,6 +193,8 @@ var (
 		"The 15 least significant digits of the resource version of the store.", informerLabels)
 	objectsDesc = desc("informer_cache_objects",
 		"Number of objects in the informer's cache.", informerLabels)
+	bytesDesc = desc("informer_cache_bytes",
+		"Estimated bytes of the cached objects, from a sample of them (store.Reader.Footprint).", informerLabels)
 	indexValuesDesc = desc("informer_cache_index_values",
 		"Distinct values of each index of the informer's cache.", informerLabels, "index")
 	syncedDesc = desc("informer_synced",
@@ -240,7 +242,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	queuedItemsDesc, storeRVDesc, objectsDesc, indexValuesDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
+	queuedItemsDesc, storeRVDesc, objectsDesc, bytesDesc, indexValuesDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
 	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc, processingDesc,
 	pendingDesc, oldestDesc, busyDesc, processedDesc, coalescedDesc, panicsDesc, handlerTimeDesc, handlerSyncedDesc,
 }
@@ -274,6 +276,7 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 			gauge(storeRVDesc, rv, l...)
 		}
 		gauge(objectsDesc, float64(s.Objects), l...)
+		gauge(bytesDesc, float64(s.Bytes), l...)
 		for index, n := range s.IndexValues {
 			gauge(indexValuesDesc, float64(n), with(l, index)...)
 		}

@@ -159,6 +159,10 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		}
 		check("informer_cache_objects", float64(cms.Reader().Len()), cmL...)
 		check("informer_cache_objects", 3, cmL...)
+		check("informer_cache_bytes", float64(cmSnap.Bytes), cmL...)
+		if cmSnap.Bytes <= 0 {
+			t.Errorf("cms snapshot estimates %d bytes for 3 objects", cmSnap.Bytes)
+		}
 		check("informer_cache_index_values", 1, with(cmL, "index", "byName")...)
 		check("informer_queued_items", float64(cmSnap.Queued), cmL...)
 		check("informer_synced", 1, cmL...)
