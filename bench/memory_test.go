@@ -265,7 +265,7 @@ func countCached(run *running, items []corev1.Pod) int {
 // namespace and node indexes (node: the node's name, if it has one) and one
 // in-order handler fn.
 func startProjection[T store.Object](b *testing.B, lw cache.ListerWatcher, node func(T) string, fn func()) *running {
-	inf, err := informer.New(informer.Options[T]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+	inf, err := informer.New(informer.Options[T]{Source: reflector.FromListerWatcher(lw), OrderedQueue: true,
 		ValueIndexers: store.ValueIndexers[T]{"node": func(p T) (string, bool) { n := node(p); return n, n != "" }}})
 	if err != nil {
 		b.Fatal(err)

@@ -115,7 +115,7 @@ func startConfigMaps(b *testing.B, lib string, lw cache.ListerWatcher, fn func()
 	r := &running{stop: func() { cancel(); wg.Wait() }}
 	switch lib {
 	case "listwatch":
-		inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+		inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: reflector.FromListerWatcher(lw), OrderedQueue: true,
 			Transform: informer.StripManagedFields[*corev1.ConfigMap]})
 		if err != nil {
 			b.Fatal(err)

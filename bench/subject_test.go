@@ -65,7 +65,7 @@ func start(b testing.TB, lib string, s setup) *running {
 	r := &running{}
 	switch lib {
 	case "listwatch":
-		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.lw), InOrder: s.inOrderQueue,
+		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.lw), OrderedQueue: s.inOrderQueue,
 			ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}, AtomicRelists: s.atomicRelists}
 		if s.paged {
 			opts.Reflector.WatchList = reflector.WatchListOff

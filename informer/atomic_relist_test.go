@@ -43,7 +43,7 @@ func TestAtomicRelistsReadersNeverSeeAMix(t *testing.T) {
 					as, bs = append(as, fmt.Sprintf("a%d", i)), append(bs, fmt.Sprintf("b%d", i))
 				}
 				src.set(as...)
-				inf, err := New(Options[*corev1.ConfigMap]{Source: src, AtomicRelists: true, InOrder: mode.inOrder,
+				inf, err := New(Options[*corev1.ConfigMap]{Source: src, AtomicRelists: true, OrderedQueue: mode.inOrder,
 					Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 50, WatchList: mode.list}})
 				if err != nil {
 					t.Fatal(err)

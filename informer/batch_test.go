@@ -131,13 +131,19 @@ func (c chanLW) Watch(metav1.ListOptions) (watch.Interface, error) {
 
 // The pop loop hands the handlers whole batches: order is kept per handler
 // (here, a key's events are split across batches), each handler gets the
-// same sequence, and resyncs reach only handlers that are due.
+// same sequence, and resyncs reach only handlers that are due. The queue
+// is ordered by OrderedQueue or by its deprecated name InOrder alike.
 func TestInformerBatchesKeepOrder(t *testing.T) {
-	for _, inOrder := range []bool{false, true} {
+	for _, queue := range []string{"coalescing", "OrderedQueue", "InOrder"} {
+		inOrder := queue != "coalescing"
 		synctest.Test(t, func(t *testing.T) {
-			inf, err := New(Options[*corev1.ConfigMap]{Source: cache.ToListerWatcherWithContext(chanLW{}), InOrder: inOrder})
+			inf, err := New(Options[*corev1.ConfigMap]{Source: cache.ToListerWatcherWithContext(chanLW{}),
+				OrderedQueue: queue == "OrderedQueue", InOrder: queue == "InOrder"})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if inf.opts.OrderedQueue != inOrder || inf.opts.InOrder != inOrder {
+				t.Fatalf("%s: options after New: OrderedQueue=%v InOrder=%v, want both %v", queue, inf.opts.OrderedQueue, inf.opts.InOrder, inOrder)
 			}
 			var e1, e2 cmEvents
 			mode := InOrder
@@ -169,7 +175,7 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 			}
 			for i, e := range []*cmEvents{&e1, &e2} {
 				if got := e.Take(); !slices.Equal(got, want) {
-					t.Fatalf("inOrder=%v handler %d:\ngot  %q\nwant %q", inOrder, i, got, want)
+					t.Fatalf("%s handler %d:\ngot  %q\nwant %q", queue, i, got, want)
 				}
 			}
 			if !r1.HasSynced() || !r2.HasSynced() || !inf.HasSynced() {

@@ -121,7 +121,7 @@ func BenchmarkSteadyStateEvents(b *testing.B) {
 	}
 	b.Run("listwatch", func(b *testing.B) {
 		run(b, func(ctx context.Context, lw *feedLW, count *atomic.Int64, done chan struct{}, target int64) func() bool {
-			inf, err := New(Options[*corev1.Pod]{Source: reflector.FromListerWatcher(lw), InOrder: true,
+			inf, err := New(Options[*corev1.Pod]{Source: reflector.FromListerWatcher(lw), OrderedQueue: true,
 				ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}})
 			if err != nil {
 				b.Fatal(err)

@@ -65,7 +65,7 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		Source:            reflector.FromListerWatcher(lw),
 		Reflector:         rcfg,
 		Transform:         c.transform,
-		InOrder:           true,
+		OrderedQueue:      true,
 		Delivery:          InOrder,
 		ResyncPeriod:      options.ResyncPeriod,
 		WatchErrorHandler: c.watchError,

@@ -20,7 +20,7 @@ func TestSinkConformsToReflectorStore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) storetest.Subject {
 				srv := fake.NewTestServer(t, fake.Options{})
-				inf, err := New(Options[*corev1.ConfigMap]{Source: srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), InOrder: inOrder})
+				inf, err := New(Options[*corev1.ConfigMap]{Source: srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), OrderedQueue: inOrder})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -182,7 +182,7 @@ func TestConvergesUnderRandomFaults(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(seed, 42))
 			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
 			lw := fake.LWOptions{Resource: cmGVR}
-			inf, err := New(Options[*corev1.ConfigMap]{Source: srv.ListerWatcher(lw), InOrder: seed%2 == 1})
+			inf, err := New(Options[*corev1.ConfigMap]{Source: srv.ListerWatcher(lw), OrderedQueue: seed%2 == 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,10 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	// Either name of the option orders the queue; both are kept equal so
+	// that code reading either one sees the same.
+	ordered := opts.OrderedQueue || opts.InOrder
+	opts.OrderedQueue, opts.InOrder = ordered, ordered
 	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, ValueIndexers: opts.ValueIndexers})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
@@ -90,7 +94,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	// The FIFO is a pure queue: a list travels through it between list
 	// marks, and processBatch sweeps the store at each list's end.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
-		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.InOrder,
+		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.OrderedQueue,
 		ListMarks: true, WholeLists: opts.AtomicRelists,
 	})
 	inf.processing, _ = opts.Reflector.Metrics.(ProcessingObserver)

@@ -211,7 +211,7 @@ func TestLateHandlersGetEverythingOnce(t *testing.T) {
 			}
 			late := &lateHandlers{t: t, max: 3, count: map[string]int{}, rnd: rand.New(rand.NewPCG(seed, 15))}
 			src := hookedList{noWatchCache{srv.ListerWatcher(lw), &pages}, late}
-			inf, err := New(Options[*corev1.ConfigMap]{Source: src, InOrder: seed%2 == 1,
+			inf, err := New(Options[*corev1.ConfigMap]{Source: src, OrderedQueue: seed%2 == 1,
 				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(40)), WatchList: reflector.WatchListOff}})
 			if err != nil {
 				t.Fatal(err)

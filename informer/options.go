@@ -39,9 +39,15 @@ type Options[T store.Object] struct {
 	// and reported by Informer.Status. A deletion it drops leaves the
 	// cached object until the next list.
 	Transform func(T) (T, error)
-	// InOrder makes the queue between the reflector and the store deliver
-	// every event in arrival order (client-go's RealFIFO) instead of
-	// coalescing per key (client-go's DeltaFIFO).
+	// OrderedQueue makes the queue between the reflector and the store
+	// deliver every event in arrival order (client-go's RealFIFO) instead
+	// of coalescing per key (client-go's DeltaFIFO). It is independent of
+	// how handlers are called (Delivery, DeliveryMode).
+	OrderedQueue bool
+	// InOrder is OrderedQueue under its old name, which collided with the
+	// DeliveryMode InOrder; setting either makes the queue ordered.
+	//
+	// Deprecated: use OrderedQueue.
 	InOrder bool
 	// AtomicRelists makes every list, the first and each relist, reach the
 	// cache in one store transaction: readers see the old content or the

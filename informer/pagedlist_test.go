@@ -49,7 +49,7 @@ func convergeInPages(t *testing.T, seeds int, stream uint64, mode reflector.Watc
 			rnd := rand.New(rand.NewPCG(seed, stream))
 			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
 			lw := fake.LWOptions{Resource: cmGVR}
-			inf, err := New(Options[*corev1.ConfigMap]{Source: wrap(srv.ListerWatcher(lw)), InOrder: seed%2 == 1,
+			inf, err := New(Options[*corev1.ConfigMap]{Source: wrap(srv.ListerWatcher(lw)), OrderedQueue: seed%2 == 1,
 				Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 1 + int64(rnd.IntN(3)), WatchList: mode}})
 			if err != nil {
 				t.Fatal(err)
