@@ -47,7 +47,7 @@ func (s *seenAt) get(name string) (time.Time, bool) {
 // One op is one create; reported per library are the p50 and p99 delay
 // from sending the create to the library's handler seeing the pod.
 func BenchmarkAPIServerLatency(b *testing.B) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(b.Context())
 	defer cancel()
 	srv, err := testapiserver.Start(ctx, b, testapiserver.Options{})
 	if err != nil {

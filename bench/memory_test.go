@@ -278,7 +278,10 @@ func startProjection[T store.Object](b *testing.B, lw cache.ListerWatcher, node 
 	}, informer.HandlerOptions{Delivery: &mode}); err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// BenchmarkMemory starts it in the first run of a sub-benchmark and
+	// reuses it in the later runs, each of which has a b.Context() of its
+	// own; running.stop ends it.
+	ctx, cancel := context.WithCancel(context.Background()) //lint:allow-background outlives one run of the benchmark function; stopped by running.stop
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = inf.Run(ctx) })
 	rd := inf.Reader()

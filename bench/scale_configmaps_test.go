@@ -110,7 +110,7 @@ func (s *configMapLW) WatchWithContext(_ context.Context, opts metav1.ListOption
 // dropping managedFields: start (subject_test.go) for ConfigMaps, which
 // start cannot serve (it is typed for pods and indexes them by node).
 func startConfigMaps(b *testing.B, lib string, lw cache.ListerWatcher, fn func()) *running {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(b.Context())
 	var wg sync.WaitGroup
 	r := &running{stop: func() { cancel(); wg.Wait() }}
 	switch lib {

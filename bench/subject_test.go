@@ -60,7 +60,10 @@ func nodeIndex(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeNam
 func nodeOf(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, true }
 
 func start(b testing.TB, lib string, s setup) *running {
-	ctx, cancel := context.WithCancel(context.Background())
+	// Some benchmarks (steady state, watch decode, memory) start an informer
+	// in the first run of a sub-benchmark and reuse it in the later runs,
+	// each of which has a b.Context() of its own: running.stop ends it.
+	ctx, cancel := context.WithCancel(context.Background()) //lint:allow-background outlives one run of the benchmark function; stopped by running.stop
 	var wg sync.WaitGroup
 	r := &running{}
 	switch lib {

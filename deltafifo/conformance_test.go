@@ -1,7 +1,6 @@
 package deltafifo_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -42,7 +41,7 @@ func TestFIFOConformsToReflectorStore(t *testing.T) {
 				}
 				return storetest.Subject{Store: f, Contents: func() map[string]string {
 					for f.Len() > 0 {
-						if err := f.Pop(context.Background(), apply); err != nil && !errors.Is(err, deltafifo.ErrClosed) {
+						if err := f.Pop(t.Context(), apply); err != nil && !errors.Is(err, deltafifo.ErrClosed) {
 							t.Fatal(err)
 						}
 					}

@@ -140,7 +140,7 @@ func TestWaitLenWaitsForTheConsumer(t *testing.T) {
 	mustOK(t, f.ReplacePage([]obj{mk("ns", "a", 1), mk("ns", "b", 1), mk("ns", "c", 1)}, true))
 	mustOK(t, f.WaitLen(t.Context(), 3)) // already there
 	done := make(chan error, 1)
-	go func() { done <- f.WaitLen(context.Background(), 1) }()
+	go func() { done <- f.WaitLen(t.Context(), 1) }()
 	select {
 	case err := <-done:
 		t.Fatalf("WaitLen(1) returned with 3 queued: %v", err)
@@ -162,7 +162,7 @@ func TestWaitLenWaitsForTheConsumer(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("WaitLen after cancel: %v", err)
 	}
-	go func() { done <- f.WaitLen(context.Background(), 0) }()
+	go func() { done <- f.WaitLen(t.Context(), 0) }()
 	f.Close()
 	if err := <-done; !errors.Is(err, ErrClosed) {
 		t.Errorf("WaitLen after Close: %v", err)
