@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/informertest"
 )
 
 // A handler panic in the drop-in reaches client-go's panic handlers
@@ -46,7 +47,7 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		srv.Create(t.Context(), newCM("a"))
 		srv.Create(t.Context(), newCM("b"))
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
-		h := &untypedEvents{}
+		h := &informertest.ClientGoRecorder{}
 		_, _, line, _ := runtime.Caller(0)
 		panicLine := line + 5
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -71,7 +72,7 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		srv.Create(t.Context(), newCM("c"))
 		synctest.Wait()
 
-		if got, want := h.take(), []string{"add b@2 initial=false", "add c@3 initial=false"}; !slices.Equal(got, want) {
+		if got, want := h.Take(), []string{"add b@2 initial=false", "add c@3 initial=false"}; !slices.Equal(got, want) {
 			t.Fatalf("handler got %q, want %q", got, want)
 		}
 		mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/informertest"
 )
 
 // newCompat is a drop-in informer on srv's configmaps.
@@ -25,7 +26,7 @@ func TestCompatRemoveForeignHandler(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		srv.Create(t.Context(), newCM("a"))
 		owner, other := newCompat(srv), newCompat(srv)
-		h1, h2 := &untypedEvents{}, &untypedEvents{}
+		h1, h2 := &informertest.ClientGoRecorder{}, &informertest.ClientGoRecorder{}
 		reg1, err := owner.AddEventHandler(h1)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func TestCompatRemoveForeignHandler(t *testing.T) {
 			t.Fatalf("removing another informer's handle: %v (client-go returns nil)", err)
 		}
 		cg := cache.NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
-		cgReg, err := cg.AddEventHandler(&untypedEvents{})
+		cgReg, err := cg.AddEventHandler(&informertest.ClientGoRecorder{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,8 +47,8 @@ func TestCompatRemoveForeignHandler(t *testing.T) {
 		}
 		runSII(t, owner)
 		want := []string{"add a@1 initial=true"}
-		for i, h := range []*untypedEvents{h1, h2} {
-			if got := h.take(); !slices.Equal(got, want) {
+		for i, h := range []*informertest.ClientGoRecorder{h1, h2} {
+			if got := h.Take(); !slices.Equal(got, want) {
 				t.Fatalf("handler %d got %q, want %q", i+1, got, want)
 			}
 		}

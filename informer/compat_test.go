@@ -4,19 +4,18 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/informertest"
 )
 
 type newSII func(lw cache.ListerWatcher, example runtime.Object, resync time.Duration, idx cache.Indexers) cache.SharedIndexInformer
@@ -27,43 +26,6 @@ var siiImpls = []struct {
 }{
 	{"listwatch", NewSharedIndexInformer},
 	{"client-go", cache.NewSharedIndexInformer},
-}
-
-// untypedEvents records client-go handler calls as strings.
-type untypedEvents struct {
-	mu    sync.Mutex
-	calls []string
-}
-
-func describe(obj any) string {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		return "tombstone(" + d.Key + ":" + describe(d.Obj) + ")"
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return fmt.Sprintf("%T", obj)
-	}
-	return m.GetName() + "@" + m.GetResourceVersion()
-}
-
-func (e *untypedEvents) rec(s string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.calls = append(e.calls, s)
-}
-func (e *untypedEvents) OnAdd(obj any, initial bool) {
-	e.rec(fmt.Sprintf("add %s initial=%v", describe(obj), initial))
-}
-func (e *untypedEvents) OnUpdate(old, new any) {
-	e.rec(fmt.Sprintf("update %s -> %s", describe(old), describe(new)))
-}
-func (e *untypedEvents) OnDelete(obj any) { e.rec("delete " + describe(obj)) }
-func (e *untypedEvents) take() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := e.calls
-	e.calls = nil
-	return out
 }
 
 // compatScenario runs body against both implementations and requires both
@@ -105,7 +67,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		ctx := t.Context()
 		a, _ := srv.Create(ctx, newCM("a"))
 		srv.Create(ctx, newCM("b"))
-		h := &untypedEvents{}
+		h := &informertest.ClientGoRecorder{}
 		reg, err := inf.AddEventHandler(h)
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +75,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		runSII(t, inf)
 		// client-go's streaming list goes through a map, so its initial
 		// order varies: compare sorted.
-		initial := h.take()
+		initial := h.Take()
 		slices.Sort(initial)
 		log("synced=%v initial=%q", reg.HasSynced(), initial)
 
@@ -125,15 +87,15 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		synctest.Wait()
 		srv.Create(ctx, newCM("c"))
 		synctest.Wait()
-		log("live=%q", h.take())
+		log("live=%q", h.Take())
 		logRVs(srv, inf, log)
 
 		// A late handler gets the cache as initial adds (order: sorted here,
 		// since both replay a map).
-		late := &untypedEvents{}
+		late := &informertest.ClientGoRecorder{}
 		lateReg, _ := inf.AddEventHandler(late)
 		synctest.Wait()
-		got := late.take()
+		got := late.Take()
 		slices.Sort(got)
 		log("late synced=%v replay=%q", lateReg.HasSynced(), got)
 
@@ -145,7 +107,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		srv.Up()
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		log("relist=%q late=%q", h.take(), late.take())
+		log("relist=%q late=%q", h.Take(), late.Take())
 		logRVs(srv, inf, log)
 
 		if err := inf.RemoveEventHandler(lateReg); err != nil {
@@ -153,7 +115,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		}
 		srv.Create(ctx, newCM("d"))
 		synctest.Wait()
-		log("after-remove=%q late=%q", h.take(), late.take())
+		log("after-remove=%q late=%q", h.Take(), late.Take())
 
 		lister := corev1listers.NewConfigMapLister(inf.GetIndexer())
 		cms, err := lister.ConfigMaps("ns").List(labels.Everything())
@@ -179,15 +141,15 @@ func logRVs(srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ..
 func TestCompatResync(t *testing.T) {
 	compatScenario(t, 30*time.Second, func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
 		srv.Create(t.Context(), newCM("a"))
-		every, never := &untypedEvents{}, &untypedEvents{}
+		every, never := &informertest.ClientGoRecorder{}, &informertest.ClientGoRecorder{}
 		inf.AddEventHandler(every)
 		inf.AddEventHandlerWithResyncPeriod(never, 0)
 		runSII(t, inf)
-		every.take()
-		never.take()
+		every.Take()
+		never.Take()
 		time.Sleep(61 * time.Second)
 		synctest.Wait()
-		log("every=%q never=%q", every.take(), never.take())
+		log("every=%q never=%q", every.Take(), never.Take())
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/informertest"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -66,7 +67,7 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
 				srv.Create(t.Context(), newCM("a"))
 				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), asPod}, &corev1.ConfigMap{}, 0, nil)
-				h := &untypedEvents{}
+				h := &informertest.ClientGoRecorder{}
 				inf.AddEventHandler(h)
 				runSII(t, inf)
 				srv.Create(t.Context(), newCM("intruder"))
@@ -83,10 +84,14 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 				synctest.Wait()
 				var keys []string
 				for _, o := range inf.GetStore().List() {
-					keys = append(keys, fmt.Sprintf("%T %s", o, describe(o)))
+					m, err := meta.Accessor(o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					keys = append(keys, fmt.Sprintf("%T %s@%s", o, m.GetName(), m.GetResourceVersion()))
 				}
 				slices.Sort(keys)
-				transcripts[im.name] = append(h.take(), keys...)
+				transcripts[im.name] = append(h.Take(), keys...)
 				if im.name == "listwatch" {
 					li := inf.(*compatInformer).inf
 					var de *DropError
@@ -129,7 +134,7 @@ func TestCompatUnstructuredDropsOtherKinds(t *testing.T) {
 				example.SetKind("ConfigMap")
 				srv.Create(t.Context(), unstructuredCM("a"))
 				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), asSecret}, example, 0, nil)
-				h := &untypedEvents{}
+				h := &informertest.ClientGoRecorder{}
 				inf.AddEventHandler(h)
 				runSII(t, inf)
 				srv.Create(t.Context(), unstructuredCM("intruder"))
@@ -137,7 +142,7 @@ func TestCompatUnstructuredDropsOtherKinds(t *testing.T) {
 				synctest.Wait()
 				keys := inf.GetStore().ListKeys()
 				slices.Sort(keys)
-				transcripts[im.name] = append(h.take(), fmt.Sprint(keys))
+				transcripts[im.name] = append(h.Take(), fmt.Sprint(keys))
 			})
 		})
 	}
