@@ -15,6 +15,29 @@ import (
 // SharedIndexInformer.GetIndexer. Reads go to the store's Reader; writes
 // are accepted as client-go accepts them, though only the informer should
 // write.
+//
+// It is the second cache.Indexer adapter over the store's engine; the
+// first, store.NewIndexer (store/indexer.go), is not reused because it
+// owns an engine of its own, while this one must answer for the store the
+// informer writes. What the view does differently follows from that:
+//   - keys: the informer's store key (store.NamespacedKey) of a
+//     store.Object, anything else refused, where NewIndexer runs the
+//     caller's cache.KeyFunc on any value and wraps its errors in
+//     cache.KeyError;
+//   - Delete of a cache.DeletedFinalStateUnknown deletes its key, since the
+//     store's key function cannot read a tombstone (NewIndexer leaves that
+//     to the caller's key function, e.g. DeletionHandlingMetaNamespaceKeyFunc);
+//   - the store always has the namespace index, so AddIndexers takes that
+//     name only with client-go's MetaNamespaceIndexFunc, where NewIndexer has
+//     no built-in index;
+//   - it goes through the store's exported API (Upsert, Delete, Reader), so
+//     ListIndexFuncValues is sorted, and it is no cache.TransactionStore.
+//
+// Everything else is a one-line translation between any and the store's
+// calls, as in NewIndexer. One adapter for both would have to live in the
+// store package, generic over the element type with the keying and the
+// built-in index as parameters; docs/architecture.md ("Where each concept
+// lives") lists that as the remaining step.
 type indexerView struct {
 	s *store.Store[store.Object]
 	// mu serialises AddIndexers so that indexers names exactly the indexes
