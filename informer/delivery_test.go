@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -160,13 +161,13 @@ func TestCoalescingBufferFoldsAtFoldAt(t *testing.T) {
 	b := newBuffer[*obj](Coalesce).(*coalescingBuffer[*obj])
 	for i := range 3 * foldAt {
 		b.add(upd(a1, &obj{"a", i}), int64(i))
-		if b.unfolded.Len() >= foldAt {
-			t.Fatalf("%d notifications unfolded after %d adds", b.unfolded.Len(), i+1)
+		if len(b.unfolded) >= foldAt {
+			t.Fatalf("%d notifications unfolded after %d adds", len(b.unfolded), i+1)
 		}
 	}
-	if b.unfolded.Len() != 0 || len(b.entries) != 1 || b.merged != 3*foldAt-1 {
+	if len(b.unfolded) != 0 || len(b.entries) != 1 || b.merged != 3*foldAt-1 {
 		t.Fatalf("unfolded %d, entries %d, merged %d after the third fold; want 0, 1, %d",
-			b.unfolded.Len(), len(b.entries), b.merged, 3*foldAt-1)
+			len(b.unfolded), len(b.entries), b.merged, 3*foldAt-1)
 	}
 	wantCalls(t, drainBuffer(b), fmt.Sprintf("#1 a: update a@1 -> a@%d", 3*foldAt-1))
 }
@@ -206,6 +207,43 @@ func TestCoalescingBufferReplacesABigEmptiedMap(t *testing.T) {
 	}
 }
 
+// A buffer that fills past bigEntries on every burst keeps its map from
+// the second burst on (cleared, not regrown), and replaces it once a burst
+// is small again.
+func TestCoalescingBufferKeepsTheMapOfRepeatedBursts(t *testing.T) {
+	b := newBuffer[*obj](Coalesce).(*coalescingBuffer[*obj])
+	burst := func(n int) {
+		t.Helper()
+		for i := range n {
+			b.add(add(&obj{fmt.Sprint(i), 1}), 0)
+		}
+		if got := len(drainBuffer(b)); got != n {
+			t.Fatalf("delivered %d entries, want %d", got, n)
+		}
+	}
+	orig := b.entries
+	burst(2 * bigEntries)
+	if b.peak != 0 || sameMap(b.entries, orig) {
+		t.Fatalf("peak = %d after the first big burst, want 0 (replaced)", b.peak)
+	}
+	second := b.entries
+	for range 2 {
+		burst(2 * bigEntries)
+		if b.peak != 2*bigEntries || !sameMap(b.entries, second) {
+			t.Fatalf("peak = %d after a repeated big burst, want %d (kept)", b.peak, 2*bigEntries)
+		}
+	}
+	burst(10)
+	if b.peak != 0 || sameMap(b.entries, second) {
+		t.Fatalf("peak = %d after a small burst, want 0 (the big map replaced)", b.peak)
+	}
+}
+
+// sameMap reports whether a and b are the same map (not equal contents).
+func sameMap[K comparable, V any](a, b map[K]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 func wantCalls(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if !slices.Equal(got, want) {
@@ -227,7 +265,7 @@ func TestBuffersShrinkAfterABurst(t *testing.T) {
 		var caps []int
 		switch b := b.(type) {
 		case *coalescingBuffer[*obj]:
-			caps = []int{b.keys.Cap(), b.unfolded.Cap()}
+			caps = []int{b.keys.Cap(), cap(b.unfolded)}
 		case *orderedBuffer[*obj]:
 			caps = []int{b.notes.Cap()}
 		}

@@ -162,7 +162,7 @@ func newBuffer[T any](mode DeliveryMode) buffer[T] {
 		return b
 	}
 	b := &coalescingBuffer[T]{entries: map[string]pending[T]{}}
-	b.keys.Keep, b.unfolded.Keep = ringKeep, ringKeep
+	b.keys.Keep = ringKeep
 	return b
 }
 
@@ -219,10 +219,15 @@ type coalescingBuffer[T any] struct {
 	// entries; every key in entries is in keys exactly once, numbered.
 	keys    ring.Ring[queuedKey]
 	entries map[string]pending[T]
-	// peak is the largest len(entries) since entries was last allocated.
-	peak int
-	// unfolded holds the notifications not yet folded into entries.
-	unfolded ring.Ring[unfoldedNote[T]]
+	// peak is the largest len(entries) since entries was last allocated;
+	// cyclePeak the largest since it last emptied, and lastBig whether the
+	// cycle before that one passed bigEntries (see resetEntries).
+	peak, cyclePeak int
+	lastBig         bool
+	// unfolded holds the notifications not yet folded into entries, in
+	// arrival order: fold consumes all of them at once, so it is a slice
+	// reused from fold to fold (at most foldAt long), not a queue.
+	unfolded []unfoldedNote[T]
 	// seq numbers the entries as they are created; merged counts the
 	// notifications folded into an existing entry.
 	seq    uint64
@@ -240,20 +245,27 @@ type unfoldedNote[T any] struct {
 }
 
 // foldAt is how many unfolded notifications a coalescing buffer holds
-// before add folds them.
-const foldAt = 1024
+// before add folds them: as many as a buffer's rings keep, so that the
+// slice kept for them pins no more than a ring would.
+const foldAt = ringKeep
 
 func (b *coalescingBuffer[T]) add(n *Notification[T], since int64) {
-	b.unfolded.Push(unfoldedNote[T]{n: *n, since: since})
-	if b.unfolded.Len() >= foldAt {
+	if len(b.unfolded) == cap(b.unfolded) {
+		// Grow by doubling up to foldAt exactly (append would round up).
+		grown := make([]unfoldedNote[T], len(b.unfolded), min(foldAt, max(16, 2*cap(b.unfolded))))
+		copy(grown, b.unfolded)
+		b.unfolded = grown
+	}
+	b.unfolded = append(b.unfolded, unfoldedNote[T]{n: *n, since: since})
+	if len(b.unfolded) >= foldAt {
 		b.fold()
 	}
 }
 
 // fold merges the unfolded notifications into entries, in arrival order.
 func (b *coalescingBuffer[T]) fold() {
-	for b.unfolded.Len() > 0 {
-		q := b.unfolded.Pop()
+	for i := range b.unfolded {
+		q := &b.unfolded[i]
 		n := &q.n
 		if p, ok := b.entries[n.Key]; ok {
 			p.merge(n)
@@ -265,10 +277,13 @@ func (b *coalescingBuffer[T]) fold() {
 		b.entries[n.Key] = newPending(n, q.since)
 		b.keys.Push(queuedKey{key: n.Key, seq: b.seq})
 	}
-	b.peak = max(b.peak, len(b.entries))
+	clear(b.unfolded) // folded notifications pin no objects
+	b.unfolded = b.unfolded[:0]
+	b.cyclePeak = max(b.cyclePeak, len(b.entries))
+	b.peak = max(b.peak, b.cyclePeak)
 }
 
-func (b *coalescingBuffer[T]) empty() bool { return b.keys.Len() == 0 && b.unfolded.Len() == 0 }
+func (b *coalescingBuffer[T]) empty() bool { return b.keys.Len() == 0 && len(b.unfolded) == 0 }
 
 func (b *coalescingBuffer[T]) take() (string, uint64, pending[T], bool) {
 	b.fold()
@@ -284,18 +299,29 @@ func (b *coalescingBuffer[T]) take() (string, uint64, pending[T], bool) {
 	return qk.key, qk.seq, p, true
 }
 
-// bigEntries is the size past which an emptied entries map is replaced.
+// bigEntries is the size past which an emptied entries map is replaced
+// unless the buffer keeps filling that much.
 const bigEntries = 1024
 
-// resetEntries replaces the empty entries map if it once held many keys (an
-// initial list): a Go map never shrinks, and a large table that then sees a
-// stream of distinct keys keeps paying for its size and its deleted slots
-// on every lookup. A small map is kept: clearing it would cost more than
-// it saves.
+// resetEntries decides what happens to the entries map when it empties.
+// A Go map never shrinks, and a large table that then sees a stream of
+// distinct keys keeps paying for its size and its deleted slots on every
+// lookup, so a map that once held more than bigEntries keys (an initial
+// list) is replaced. But a listener that lags by thousands of keys again
+// and again (a burst of writes on every pop) would then grow a new map,
+// rehashing, on every burst: a map whose last two fills both passed
+// bigEntries, the last at least a quarter of its peak, is cleared and kept
+// instead (clear also drops the deleted slots). A small map is kept as is.
 func (b *coalescingBuffer[T]) resetEntries() {
-	if b.peak > bigEntries {
+	big := b.cyclePeak > bigEntries
+	switch {
+	case b.peak <= bigEntries:
+	case big && b.lastBig && 4*b.cyclePeak >= b.peak:
+		clear(b.entries)
+	default:
 		b.entries, b.peak = map[string]pending[T]{}, 0
 	}
+	b.lastBig, b.cyclePeak = big, 0
 }
 
 func (b *coalescingBuffer[T]) lastSeq() uint64 {
@@ -318,6 +344,6 @@ func (b *coalescingBuffer[T]) coalesced() int64 {
 
 func (b *coalescingBuffer[T]) clear() {
 	b.keys.Clear()
-	b.unfolded.Clear()
+	b.unfolded = nil
 	clear(b.entries)
 }
