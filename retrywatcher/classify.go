@@ -13,6 +13,7 @@ import (
 	"github.com/listwatch/listwatch/reflector"
 
 	"github.com/listwatch/listwatch/internal/nilcheck"
+	"github.com/listwatch/listwatch/internal/objname"
 )
 
 // ErrorClass is the machine's verdict on a failure: what it means for the
@@ -103,17 +104,10 @@ func describeEvent(ev watch.Event) string {
 		return fmt.Sprintf("%s object=%T(nil)", ev.Type, ev.Object)
 	}
 	if acc, err := meta.Accessor(ev.Object); err == nil {
-		return fmt.Sprintf("%s %s rv=%s", ev.Type, objectKey(acc), acc.GetResourceVersion())
+		return fmt.Sprintf("%s %s rv=%s", ev.Type, objname.Of(acc), acc.GetResourceVersion())
 	}
 	if rv, ok := resourceVersionOf(ev.Object); ok {
 		return fmt.Sprintf("%s object=%T rv=%s", ev.Type, ev.Object, rv)
 	}
 	return fmt.Sprintf("%s object=%T", ev.Type, ev.Object)
-}
-
-func objectKey(o metav1.Object) string {
-	if ns := o.GetNamespace(); ns != "" {
-		return ns + "/" + o.GetName()
-	}
-	return o.GetName()
 }

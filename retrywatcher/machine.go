@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/objname"
 )
 
 // Phase is where the Machine stands. The set is closed:
@@ -132,7 +134,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 		m.known = make(map[string]runtime.Object, len(cfg.Known))
 		for _, obj := range cfg.Known {
 			if acc, err := meta.Accessor(obj); err == nil {
-				m.known[objectKey(acc)] = obj
+				m.known[objname.Of(acc)] = obj
 			}
 		}
 	}
@@ -286,7 +288,7 @@ func (m *Machine) objectEvent(ev watch.Event) []Effect {
 			return m.abort(fmt.Errorf("retrywatcher: %s event carries a %T without object metadata, "+
 				"which relist mode needs to key it: %w", ev.Type, ev.Object, err))
 		}
-		key := objectKey(acc)
+		key := objname.Of(acc)
 		if ev.Type == watch.Deleted {
 			delete(m.known, key)
 		} else {

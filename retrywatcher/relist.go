@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/objname"
 )
 
 // DropNoMetadata marks a listed item without object metadata: it has no key,
@@ -35,7 +37,7 @@ func (m *Machine) listed(items []runtime.Object, rv string) []Effect {
 			out = append(out, Drop{Event: watch.Event{Type: watch.Added, Object: obj}, Reason: DropNoMetadata})
 			continue
 		}
-		next[objectKey(acc)] = obj
+		next[objname.Of(acc)] = obj
 	}
 	keys := make([]string, 0, len(next)+len(m.known))
 	for k := range next {
