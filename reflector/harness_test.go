@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/apifailure"
 )
 
 // Test helpers shared by the scenario, shell and convergence tests.
@@ -39,42 +40,15 @@ func bookmark(rv string, end bool) *corev1.Pod {
 }
 
 // errorFor builds the error a server or transport would return for a short
-// name used in scenarios: an HTTP code, "gone", "too-large", "refused",
-// "reset" or "decode". retryAfter applies to 429.
+// name used in scenarios: a failure of the shared decision table
+// (internal/apifailure: an HTTP code, "gone", "too-large", "refused",
+// "reset", ...) or "decode", the reflector's own verdict on a response it
+// cannot read. retryAfter applies to 429 and timeouts.
 func errorFor(name string, retryAfter int) error {
-	switch name {
-	case "410":
-		return apierrors.NewResourceExpired("too old resource version")
-	case "gone":
-		//lint:ignore SA1019 servers before 1.16 still answer with a bare 410 Gone
-		return apierrors.NewGone("gone")
-	case "too-large":
-		return &apierrors.StatusError{ErrStatus: metav1.Status{
-			Status: metav1.StatusFailure, Code: 504, Reason: metav1.StatusReasonTimeout,
-			Message: "Too large resource version",
-			Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}},
-		}}
-	case "429":
-		return apierrors.NewTooManyRequests("slow down", retryAfter)
-	case "500":
-		return apierrors.NewInternalError(errors.New("boom"))
-	case "503":
-		return apierrors.NewServiceUnavailable("unavailable")
-	case "server-timeout":
-		return apierrors.NewServerTimeout(podsResource, "list", retryAfter)
-	case "400":
-		return apierrors.NewBadRequest("sendInitialEvents is not supported")
-	case "401":
-		return apierrors.NewUnauthorized("who are you")
-	case "403":
-		return apierrors.NewForbidden(podsResource, "", errors.New("RBAC says no"))
-	case "404":
-		return apierrors.NewNotFound(podsResource, "")
-	case "refused":
-		return fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
-	case "reset":
-		return fmt.Errorf("read tcp: %w", syscall.ECONNRESET)
-	case "decode":
+	if f, ok := apifailure.Lookup(name); ok {
+		return f.Err(retryAfter)
+	}
+	if name == "decode" {
 		return decodeError{errors.New("list has no metadata")}
 	}
 	return fmt.Errorf("unknown error %q", name)

@@ -11,6 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/listwatch/listwatch/internal/apifailure"
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // The RetryWatcher understands failures through the reflector's shared
@@ -46,6 +49,29 @@ func TestClassifyUsesTheSharedVocabulary(t *testing.T) {
 		class, wait := classify(tc.err)
 		if class != tc.class || wait != tc.wait {
 			t.Errorf("%s: class %s wait %v, want %s %v", tc.name, class, wait, tc.class, tc.wait)
+		}
+	}
+}
+
+// The RetryWatcher's column of the shared decision table
+// (internal/apifailure), which the reflector's tests read too: each
+// failure gets the class the table gives it, and a delay the server asks
+// for turns a retried class into "throttled" (an ended watch stays ended).
+func TestDecisionTable(t *testing.T) {
+	for _, f := range apifailure.All() {
+		if class, wait := classify(f.Err(0)); string(class) != f.RetryWatcher || wait != 0 {
+			t.Errorf("%s: class %s wait %v, table says %s", f.Name, class, wait, f.RetryWatcher)
+		}
+		err := f.Err(5)
+		if reflector.RetryAfter(err) == 0 {
+			continue
+		}
+		want := ClassThrottled
+		if f.RetryWatcher == string(ClassGone) || f.RetryWatcher == string(ClassUnauthorized) {
+			want = ErrorClass(f.RetryWatcher)
+		}
+		if class, wait := classify(err); class != want || wait != 5*time.Second {
+			t.Errorf("%s with a 5s delay: class %s wait %v, want %s 5s", f.Name, class, wait, want)
 		}
 	}
 }

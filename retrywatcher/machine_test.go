@@ -3,13 +3,9 @@ package retrywatcher
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/apifailure"
 )
 
 // TestMachine runs the scenarios in testdata/: each command is an input to
@@ -171,36 +169,19 @@ func objAt(spec string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
-// scenarioError parses err=CODE[:RETRY-AFTER] or a network error name.
+// scenarioError parses err=NAME[:RETRY-AFTER], NAME a failure of the
+// decision table the reflector's tests share (internal/apifailure): an
+// HTTP code, "refused", "eof", "bogus", ...
 func scenarioError(t *testing.T, td *datadriven.TestData) error {
 	var spec string
 	td.ScanArgs(t, "err", &spec)
-	codeStr, after, _ := strings.Cut(spec, ":")
+	name, after, _ := strings.Cut(spec, ":")
 	secs, _ := strconv.Atoi(after)
-	switch codeStr {
-	case "refused":
-		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
-	case "eof":
-		return io.EOF
-	case "bogus":
-		return errors.New("something odd")
-	case "410":
-		return apierrors.NewResourceExpired("too old resource version: 5 (10)")
-	case "403":
-		return apierrors.NewForbidden(gr, "", errors.New("no RBAC"))
-	case "401":
-		return apierrors.NewUnauthorized("bad token")
-	case "404":
-		return apierrors.NewNotFound(gr, "")
-	case "429":
-		return apierrors.NewTooManyRequests("slow down", secs)
-	case "500":
-		return apierrors.NewInternalError(errors.New("boom"))
-	case "504":
-		return apierrors.NewTimeoutError("timeout", secs)
+	f, ok := apifailure.Lookup(name)
+	if !ok {
+		t.Fatalf("%s: unknown error %q", td.Pos, spec)
 	}
-	t.Fatalf("%s: unknown error %q", td.Pos, spec)
-	return nil
+	return f.Err(secs)
 }
 
 func render(effects []Effect) string {
