@@ -1,7 +1,7 @@
 // Package restsource is a list/watch source that decodes the API server's
 // responses itself, faster than client-go's REST decoding (per frame on one
-// goroutine, about 1.3× for protobuf and 2× for JSON; more with several
-// decode workers, see docs/benchmarks.md), and plugs into listwatch's
+// goroutine, and more with several decode workers; the figures are in
+// docs/benchmarks.md, and only there), and plugs into listwatch's
 // reflector and client-go's informers alike.
 //
 // client-go decodes a watch on one goroutine and in several passes: the
@@ -78,9 +78,9 @@
 // goes further: equal ResourceLists (containers' requests and limits) of
 // different objects become one map, which nobody may then modify in place
 // (cached objects are read-only anyway). docs/operations.md ("Memory")
-// has the measured savings: with all three, a cached pod takes 0.58× the
-// live heap it takes in client-go's informer with controller-runtime's
-// TransformStripManagedFields.
+// says what each option saves and docs/benchmarks.md ("Memory per cached
+// object") has the measured live heap per pod, against client-go's
+// informer with controller-runtime's TransformStripManagedFields.
 //
 // [Options.ProjectionOf] goes furthest: T is then a user-declared slim
 // struct (a projection) holding only the fields a controller reads, with
