@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver staticcheck bgcontext api-check api-update demo bench peer peer-baseline
+.PHONY: test unit e2e lint apiserver staticcheck bgcontext doclinks api-check api-update demo bench peer peer-baseline
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -41,6 +41,7 @@ lint:
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory staticcheck
 	$(MAKE) --no-print-directory bgcontext
+	$(MAKE) --no-print-directory doclinks
 	$(MAKE) --no-print-directory api-check
 
 # staticcheck installs staticcheck from the module proxy (pinned) and runs it.
@@ -57,6 +58,13 @@ staticcheck:
 # The tool is in the hack/tools module (standard library only).
 bgcontext:
 	$(GO) -C hack/tools run ./bgcontext -allow bgcontext/allow.txt $(CURDIR)
+
+# doclinks fails on a doc link ([Name], [Type.Method], [pkg.Name]) in a Go
+# comment of the module that names nothing, which go doc would show as
+# plain text: a rename must take its links along. In the hack/tools module
+# (standard library only).
+doclinks:
+	$(GO) -C hack/tools run ./doclinks $(CURDIR)
 
 # api-check fails when the exported API of the library packages differs from
 # hack/api/api.txt (one declaration per line, from the compiler's export

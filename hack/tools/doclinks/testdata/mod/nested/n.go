@@ -1,0 +1,2 @@
+// Package nested is another module: [Broken] is not checked.
+package nested
