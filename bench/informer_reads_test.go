@@ -64,7 +64,7 @@ func (s *readSubject) hit(p *corev1.Pod) {
 func startReadSubject(b *testing.B, subject string) *readSubject {
 	items, _ := hotCorpus()
 	s := &readSubject{feed: newFeed(items, "1", true), seen: make(chan struct{}, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background()) //lint:allow-background outlives one run of the benchmark function; stopped by s.stop
 	var wg sync.WaitGroup
 	var synced func() bool
 	switch subject {

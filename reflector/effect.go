@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/listwatch/listwatch/internal/objname"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -130,7 +131,7 @@ func (e Progress) String() string { return "progress rv=" + e.ResourceVersion }
 func (e Replace[T]) String() string {
 	names := make([]string, len(e.Items))
 	for i, it := range e.Items {
-		names[i] = objectName(it)
+		names[i] = objname.Of(it)
 	}
 	return fmt.Sprintf("replace rv=%s items=(%s)", e.ResourceVersion, strings.Join(names, ","))
 }
@@ -138,7 +139,7 @@ func (e Replace[T]) String() string {
 func (e ReplacePage[T]) String() string {
 	names := make([]string, len(e.Items))
 	for i, it := range e.Items {
-		names[i] = objectName(it)
+		names[i] = objname.Of(it)
 	}
 	first := ""
 	if e.First {
@@ -150,7 +151,7 @@ func (e ReplacePage[T]) String() string {
 func (e ReplaceEnd) String() string { return "replace-end rv=" + e.ResourceVersion }
 
 func (e Apply[T]) String() string {
-	return fmt.Sprintf("%s %s rv=%s", strings.ToLower(string(e.Type)), objectName(e.Object), e.Object.GetResourceVersion())
+	return fmt.Sprintf("%s %s rv=%s", strings.ToLower(string(e.Type)), objname.Of(e.Object), e.Object.GetResourceVersion())
 }
 
 func (e ReportError) String() string {
@@ -158,11 +159,4 @@ func (e ReportError) String() string {
 		return fmt.Sprintf("notice %s: %v", e.Reason, e.Err)
 	}
 	return fmt.Sprintf("error %s: %v", e.Reason, e.Err)
-}
-
-func objectName(o metav1.Object) string {
-	if ns := o.GetNamespace(); ns != "" {
-		return ns + "/" + o.GetName()
-	}
-	return o.GetName()
 }

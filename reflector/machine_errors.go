@@ -2,10 +2,10 @@ package reflector
 
 import (
 	"fmt"
-	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/listwatch/listwatch/internal/nilcheck"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -58,7 +58,7 @@ func (m *Machine[T]) typed(o runtime.Object) (T, bool) {
 		m.report(ReasonUnexpectedType, fmt.Errorf("nil object, want %T", zero))
 		return zero, false
 	}
-	if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && v.IsNil() {
+	if nilcheck.Is(o) {
 		m.report(ReasonUnexpectedType, fmt.Errorf("nil %T, want %T", o, zero))
 		return zero, false
 	}

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/objname"
 )
 
 // startWatch opens a watch from the last synced resource version.
@@ -138,7 +140,7 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 			m.watch.open = false
 			m.rvUnavailable = true
 			m.fail(ReasonInvalidResourceVersion, fmt.Errorf(
-				"%s event for %s with resourceVersion %q dropped; relisting", ev.Type, objectName(obj), rv), resumeCycle)
+				"%s event for %s with resourceVersion %q dropped; relisting", ev.Type, objname.Of(obj), rv), resumeCycle)
 			return
 		}
 		m.emitApply(Apply[T]{Type: ev.Type, Object: obj})
