@@ -73,9 +73,10 @@
 // plus a dense mirror of the objects (so List copies contiguous memory);
 // an index value with up to 8 objects keeps them in a slice, a larger one in
 // an open-addressing pointer set (8 bytes a slot, where a Go map of
-// pointers spends 16 and a control byte). With the namespace index and one
-// more, the store costs about 100 bytes per object including the key
-// string, against about 150 for client-go's indexer (BenchmarkMemory).
+// pointers spends 16 and a control byte). BenchmarkMemory measures what
+// the store costs per object with the namespace index and one more, key
+// string included, against client-go's indexer; the figures are in
+// docs/benchmarks.md ("Store micro-benchmarks"), and only there.
 //
 // A steady-state update allocates only what the key function and the index
 // functions allocate: one key string with the default key function (none
