@@ -102,11 +102,12 @@ func (s *shell[T]) next() bool {
 		}
 		in = res.in
 	case ev, ok := <-s.events:
-		in = WatchEvent{Event: ev}
-		if !ok {
-			s.stopWatch()
-			in = WatchClosed{}
+		if ok {
+			s.burst(ev)
+			return true
 		}
+		s.stopWatch()
+		in = WatchClosed{}
 	case <-fire:
 		s.armedAt = time.Time{}
 		in = Tick{}
@@ -115,6 +116,32 @@ func (s *shell[T]) next() bool {
 	}
 	s.execute(s.r.m.Step(s.r.clock.Now(), in))
 	return true
+}
+
+// burstMax is how many watch events next steps the machine with, at most,
+// before it looks at its other inputs again.
+const burstMax = 64
+
+// burst steps the machine with ev and then with the events already waiting
+// on the watch, up to burstMax in all: a plain receive per event instead of
+// a select over every input (the select was a sixth of the reflector's CPU
+// per event in steady state). A cancelled Run, a due deadline or a relist
+// request waits at most for the burst.
+func (s *shell[T]) burst(ev watch.Event) {
+	s.execute(s.r.m.Step(s.r.clock.Now(), WatchEvent{Event: ev}))
+	for range burstMax - 1 {
+		select {
+		case ev, ok := <-s.events: // nil once an effect stopped the watch
+			if !ok {
+				s.stopWatch()
+				s.execute(s.r.m.Step(s.r.clock.Now(), WatchClosed{}))
+				return
+			}
+			s.execute(s.r.m.Step(s.r.clock.Now(), WatchEvent{Event: ev}))
+		default:
+			return
+		}
+	}
 }
 
 // arm keeps the timer set to the machine's deadline, if it has one, and

@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
@@ -374,4 +375,77 @@ func TestStreamFallbackIsNotHandedToTheHook(t *testing.T) {
 			t.Errorf("status after the failed list: %+v", s)
 		}
 	})
+}
+
+// endlessWatch delivers MODIFIED events for ever, as fast as they are
+// taken, until it is stopped.
+type endlessWatch struct {
+	ch   chan watch.Event
+	done chan struct{}
+	once sync.Once
+	// flowing is closed once n events have been taken.
+	flowing chan struct{}
+}
+
+func newEndlessWatch(n int) *endlessWatch {
+	w := &endlessWatch{ch: make(chan watch.Event), done: make(chan struct{}), flowing: make(chan struct{})}
+	go func() {
+		for i := 1; ; i++ {
+			select {
+			case w.ch <- watch.Event{Type: watch.Modified, Object: pod("a", strconv.Itoa(10+i))}:
+			case <-w.done:
+				return
+			}
+			if i == n {
+				close(w.flowing)
+			}
+		}
+	}()
+	return w
+}
+
+func (w *endlessWatch) Stop()                          { w.once.Do(func() { close(w.done) }) }
+func (w *endlessWatch) ResultChan() <-chan watch.Event { return w.ch }
+
+// While a watch keeps delivering, the shell steps the machine with events
+// in bursts (see burst), and a relist request and the end of Run are still
+// taken. A liveness check: whether a burst ends at burstMax or when the
+// watch is empty for a moment depends on scheduling.
+func TestRunBurstsLeaveRoomForOtherInputs(t *testing.T) {
+	lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+	endless := newEndlessWatch(10 * burstMax)
+	defer endless.Stop()
+	relisted := make(chan struct{})
+	lw.list(podList("10", "", "a"), nil)
+	lw.watch(endless, nil)
+	lw.script(func(context.Context, metav1.ListOptions) (apiruntime.Object, watch.Interface, error) {
+		close(relisted)
+		return podList("20", "", "a"), nil, nil
+	})
+	w2 := newFakeWatch()
+	lw.watch(w2, nil)
+	r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff})
+	ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logr.Discard()))
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	select {
+	case <-endless.flowing:
+	case <-time.After(time.Minute):
+		t.Fatal("the watch events were not taken")
+	}
+	r.Relist()
+	select {
+	case <-relisted:
+	case <-time.After(time.Minute):
+		t.Fatal("no relist while the watch kept delivering")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return")
+	}
 }
