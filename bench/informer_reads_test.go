@@ -68,7 +68,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 	var wg sync.WaitGroup
 	var synced func() bool
 	switch subject {
-	case "listwatch":
+	case "listwatch", "listwatch-seq":
 		inf, err := informer.New(informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.feed)})
 		if err != nil {
 			b.Fatal(err)
@@ -82,6 +82,16 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 		s.read = func() int {
 			l, _ := rd.ByIndex(store.NamespaceIndex, hotNS)
 			return len(l)
+		}
+		if subject == "listwatch-seq" {
+			s.read = func() int {
+				seq, _ := rd.ByIndexSeq(store.NamespaceIndex, hotNS)
+				n := 0
+				for range seq {
+					n++
+				}
+				return n
+			}
 		}
 		synced = inf.HasSynced
 		wg.Go(func() { _ = inf.Run(ctx) })
@@ -125,14 +135,17 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // the first send until a handler has seen the last one (so every write
 // is in the cache); writes/s and reads/s are over that span. Subjects:
 // listwatch (typed), listwatch-dropin (informer.NewSharedIndexInformer)
-// and client-go (cache.NewSharedIndexInformer), in the same run. The
+// and client-go (cache.NewSharedIndexInformer), in the same run, plus
+// listwatch-seq: the typed informer read with Reader().ByIndexSeq, the
+// allocation-free iterator, which a caller that only ranges over the
+// objects can use instead of ByIndex. The
 // informer is synced once per sub-benchmark and reused across rounds.
 // BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
 func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 	_, events := hotCorpus()
 	want := hotPods / 5
 	for _, readers := range []int{1, 10, 40} {
-		for _, subject := range []string{"listwatch", "listwatch-dropin", "client-go"} {
+		for _, subject := range []string{"listwatch", "listwatch-seq", "listwatch-dropin", "client-go"} {
 			var s *readSubject
 			next := 0
 			b.Run(fmt.Sprintf("readers=%d/%s", readers, subject), func(b *testing.B) {

@@ -96,30 +96,43 @@ func (c *core[T]) listKeys() []string {
 // a new snapshot under the read lock and published (snapshot.go). Like
 // appendAll, it allocates outside the lock.
 func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) ([]T, error) {
-	if snap, ok := c.loadSnapshot(name, value); ok {
-		if dst == nil {
-			dst = make([]T, 0, resultCap(len(snap), keep))
-		}
-		return appendFiltered(dst, snap, keep), nil
-	}
-	n := c.indexedLen(name, value)
-	var snap []T
-	if n >= snapshotMin {
-		snap = make([]T, 0, n+n/8)
+	snap, dst, err := c.readIndexed(dst, name, value, keep)
+	if snap == nil {
+		return dst, err
 	}
 	if dst == nil {
+		dst = make([]T, 0, resultCap(len(snap), keep))
+	}
+	return appendFiltered(dst, snap, keep), nil
+}
+
+// readIndexed reads the objects filed under value in index name, as
+// appendIndexed's first step. A large value comes back as its published
+// snapshot (building and publishing one under the read lock if it has
+// none), which the caller must not modify, with dst untouched; a small one
+// (or one that grew past the room made for its snapshot meanwhile) is
+// appended to dst, filtered by keep, with snap nil. The slice for a small
+// value or a new snapshot is allocated before the lock is taken.
+func (c *core[T]) readIndexed(dst []T, name, value string, keep func(T) bool) (snap, out []T, err error) {
+	if snap, ok := c.loadSnapshot(name, value); ok {
+		return snap, dst, nil
+	}
+	n := c.indexedLen(name, value)
+	if n >= snapshotMin {
+		snap = make([]T, 0, n+n/8)
+	} else if dst == nil {
 		dst = make([]T, 0, resultCap(n, keep))
 	}
 	c.mu.RLock()
 	ix := c.indexLocked(name)
 	if ix == nil {
 		c.mu.RUnlock()
-		return dst, unknownIndex(name)
+		return nil, dst, unknownIndex(name)
 	}
 	p := ix.values[value]
 	if p == nil {
 		c.mu.RUnlock()
-		return dst, nil
+		return nil, dst, nil
 	}
 	if snap == nil || p.len() > cap(snap) {
 		// Small, or grown past the room made for it: copy straight out.
@@ -129,18 +142,16 @@ func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) 
 			}
 		}
 		c.mu.RUnlock()
-		return dst, nil
+		return nil, dst, nil
 	}
 	for e := range p.all() {
 		snap = append(snap, e.obj)
 	}
 	ix.publish(value, p, snap)
 	c.mu.RUnlock()
-	return appendFiltered(dst, snap, keep), nil
+	return snap, dst, nil
 }
 
-// resultCap is the capacity to give a result of at most n objects: all of
-// them without a filter, none up front with one.
 func resultCap[T any](n int, keep func(T) bool) int {
 	if keep != nil {
 		return 0

@@ -84,3 +84,35 @@ func ExampleStore_BeginReplace() {
 	// Output:
 	// [default/a default/c default/d] deleted: 1
 }
+
+// A reconciler that only ranges over an index value reads it with
+// ByIndexSeq: a large value is iterated from the store's snapshot, without
+// the copy ByIndex makes.
+func ExampleReader_ByIndexSeq() {
+	s, err := store.New(store.Options[*corev1.Pod]{
+		Indexers: store.Indexers[*corev1.Pod]{
+			"node": func(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil },
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for i := range 100 {
+		_ = s.Upsert(pod("default", fmt.Sprintf("web-%02d", i), "node-a", map[string]string{"app": "web"}))
+	}
+	_ = s.Upsert(pod("default", "db-1", "node-b", map[string]string{"app": "db"}))
+
+	onA, err := s.Reader().ByIndexSeq("node", "node-a")
+	if err != nil {
+		panic(err)
+	}
+	web := 0
+	for p := range onA {
+		if p.Labels["app"] == "web" {
+			web++
+		}
+	}
+	fmt.Println("web pods on node-a:", web)
+	// Output:
+	// web pods on node-a: 100
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"iter"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -63,6 +64,29 @@ func (r Reader[T]) LastSyncResourceVersion() string { return r.c.resourceVersion
 // index is an error wrapping ErrUnknownIndex.
 func (r Reader[T]) ByIndex(name, value string) ([]T, error) {
 	return r.c.appendIndexed(nil, name, value, nil)
+}
+
+// ByIndexSeq is [Reader.ByIndex] as an iterator, for a caller that only
+// ranges over the objects: a value holding many objects (64 or more) is
+// read from the snapshot the store publishes for it, with no lock and no
+// copy, so a read allocates a few dozen bytes however many objects it
+// yields, where ByIndex allocates a slice of them all (80 KB for 10k
+// pointers), which a reader in a loop turns into GC work. As with ByIndex,
+// the objects are those of one moment during the call, however late the
+// iteration runs (a smaller value is copied by the call). An unknown index is an
+// error wrapping ErrUnknownIndex, returned with a nil iterator.
+//
+// The objects are shared with the cache, as ByIndex's are: read them, do
+// not modify them.
+func (r Reader[T]) ByIndexSeq(name, value string) (iter.Seq[T], error) {
+	snap, small, err := r.c.readIndexed(nil, name, value, nil)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		snap = small
+	}
+	return slices.Values(snap), nil
 }
 
 // Index returns the objects that share at least one value of index name

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -41,7 +42,17 @@ func TestIndexReadsSeeWholeBatches(t *testing.T) {
 	var committed sync.Mutex // guards last
 	last := 0
 	stop := make(chan struct{})
-	for range 3 {
+	for reader := range 4 {
+		byIndex := r.ByIndex
+		if reader%2 == 1 { // ByIndexSeq must see whole batches too
+			byIndex = func(name, value string) ([]*corev1.Pod, error) {
+				seq, err := r.ByIndexSeq(name, value)
+				if err != nil {
+					return nil, err
+				}
+				return slices.Collect(seq), nil
+			}
+		}
 		done.Go(func() {
 			for {
 				select {
@@ -52,7 +63,7 @@ func TestIndexReadsSeeWholeBatches(t *testing.T) {
 				committed.Lock()
 				floor := last
 				committed.Unlock()
-				list, err := r.ByIndex("namespace", "ns")
+				list, err := byIndex("namespace", "ns")
 				if err != nil || len(list) != n {
 					t.Errorf("ByIndex: %d objects, %v", len(list), err)
 					return
@@ -68,7 +79,7 @@ func TestIndexReadsSeeWholeBatches(t *testing.T) {
 						return
 					}
 				}
-				if byNode, _ := r.ByIndex("node", list[0].Spec.NodeName); len(byNode) != 0 && len(byNode) != n {
+				if byNode, _ := byIndex("node", list[0].Spec.NodeName); len(byNode) != 0 && len(byNode) != n {
 					t.Errorf("node %s: %d objects, want 0 or %d", list[0].Spec.NodeName, len(byNode), n)
 					return
 				}

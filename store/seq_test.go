@@ -1,0 +1,89 @@
+package store_test
+
+import (
+	"errors"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/listwatch/listwatch/store"
+)
+
+// ByIndexSeq yields what ByIndex returns, for a small value (copied), a
+// large one (its snapshot, before and after it is published), a missing
+// value and an unknown index.
+func TestByIndexSeqYieldsWhatByIndexReturns(t *testing.T) {
+	s := newPodStore(t)
+	for i := range 500 {
+		node := "big"
+		if i%50 == 0 {
+			node = "small"
+		}
+		if err := s.Upsert(pod("ns", "p"+strconv.Itoa(i), node, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.Reader()
+	for _, v := range []string{"small", "big", "big", "none"} {
+		want, err := r.ByIndex("node", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, err := r.ByIndexSeq("node", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Collect(seq); !slices.Equal(got, want) {
+			t.Errorf("node %s: ByIndexSeq yielded %d objects, ByIndex returned %d", v, len(got), len(want))
+		}
+	}
+	if seq, err := r.ByIndexSeq("nope", "x"); !errors.Is(err, store.ErrUnknownIndex) || seq != nil {
+		t.Errorf("unknown index: %v, nil iterator %v", err, seq == nil)
+	}
+}
+
+// A large value with a published snapshot is iterated without copying it:
+// a read allocates a few dozen bytes, however many objects it yields;
+// and an iterator taken before a write still yields the objects of before.
+func TestByIndexSeqDoesNotCopyALargeValue(t *testing.T) {
+	s := newPodStore(t)
+	for i := range 1000 {
+		if err := s.Upsert(pod("ns", "p"+strconv.Itoa(i), "n1", nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.Reader()
+	if _, err := r.ByIndexSeq("node", "n1"); err != nil { // publishes the snapshot
+		t.Fatal(err)
+	}
+	// Bytes, not allocations: the loop's own closure is heap-allocated
+	// too. ByIndex allocates 8000 bytes per read here.
+	count := 0
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range 100 {
+		seq, _ := r.ByIndexSeq("node", "n1")
+		for range seq {
+			count++
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	if perRead := (m1.TotalAlloc - m0.TotalAlloc) / 100; perRead > 256 {
+		t.Errorf("ByIndexSeq over 1000 objects allocated %d bytes per read, want at most 256", perRead)
+	}
+	if count != 100*1000 {
+		t.Errorf("yielded %d objects in 100 reads, want %d", count, 100*1000)
+	}
+	before, _ := r.ByIndexSeq("node", "n1")
+	if err := s.Upsert(pod("ns", "p0", "n2", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(slices.Collect(before)); n != 1000 {
+		t.Errorf("an iterator taken before a write yielded %d objects, want 1000", n)
+	}
+	after, _ := r.ByIndexSeq("node", "n1")
+	if n := len(slices.Collect(after)); n != 999 {
+		t.Errorf("an iterator taken after the write yielded %d objects, want 999", n)
+	}
+}
