@@ -38,7 +38,8 @@
 // Replace, BeginReplace, Bookmark, and [Store.Write], which runs a batch
 // of them ([Tx.Swap], [Tx.Delete], [Tx.Get], [Tx.SetResourceVersion])
 // under one hold of the write lock. Reads: Get, GetByKey, List,
-// ListBySelector, ListKeys, Len, ByIndex, Index, IndexKeys,
+// ListBySelector, ListKeys, Len, ByIndex, [Reader.ByIndexSeq] (ByIndex as
+// an iterator that does not copy a large value), Index, IndexKeys,
 // ListIndexValues, IndexNames, Stats, Namespace(ns).List and .Get.
 //
 // Bad input does not panic. A nil object or one without a name has no key
