@@ -40,7 +40,8 @@
 // under one hold of the write lock. Reads: Get, GetByKey, List,
 // ListBySelector, ListKeys, Len, ByIndex, [Reader.ByIndexSeq] (ByIndex as
 // an iterator that does not copy a large value), Index, IndexKeys,
-// ListIndexValues, IndexNames, Stats, Namespace(ns).List and .Get.
+// ListIndexValues, IndexNames, Stats, Namespace(ns).List, .ListSeq and
+// .Get.
 //
 // Bad input does not panic. A nil object or one without a name has no key
 // (ErrNilObject, ErrNoName); an index function error rejects the write

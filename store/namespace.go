@@ -1,6 +1,10 @@
 package store
 
-import "k8s.io/apimachinery/pkg/labels"
+import (
+	"iter"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
 
 // Namespace returns a reader scoped to namespace ns, served from the
 // built-in NamespaceIndex so its cost is proportional to the namespace, not
@@ -28,6 +32,35 @@ func (n NamespaceReader[T]) List(sel labels.Selector) []T {
 	}
 	out, _ := n.r.c.appendIndexed(nil, NamespaceIndex, n.ns, keep)
 	return out
+}
+
+// ListSeq is [NamespaceReader.List] as an iterator, for a caller that only
+// ranges over the objects: a namespace of 64 objects or more is read from
+// the snapshot of its NamespaceIndex value without copying it, and sel is
+// applied as the iteration runs (see [Reader.ByIndexSeq]). The objects are
+// those of one moment during the call. In the all-namespaces reader
+// (ns == "") the objects are copied, as List does.
+func (n NamespaceReader[T]) ListSeq(sel labels.Selector) iter.Seq[T] {
+	keep := labelFilter[T](sel)
+	var objs []T
+	if n.ns == "" {
+		objs = n.r.c.appendAll(nil, keep)
+		keep = nil
+	} else {
+		snap, small, _ := n.r.c.readIndexed(nil, NamespaceIndex, n.ns, keep)
+		if snap == nil {
+			objs, keep = small, nil // filtered while copied
+		} else {
+			objs = snap
+		}
+	}
+	return func(yield func(T) bool) {
+		for _, o := range objs {
+			if (keep == nil || keep(o)) && !yield(o) {
+				return
+			}
+		}
+	}
 }
 
 // Get returns the object called name in the namespace. With the default

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -85,5 +87,51 @@ func TestByIndexSeqDoesNotCopyALargeValue(t *testing.T) {
 	after, _ := r.ByIndexSeq("node", "n1")
 	if n := len(slices.Collect(after)); n != 999 {
 		t.Errorf("an iterator taken after the write yielded %d objects, want 999", n)
+	}
+}
+
+// Namespace(ns).ListSeq yields what List returns, with and without a
+// selector, for a small namespace, a large one and all namespaces; a large
+// namespace is not copied.
+func TestListSeqYieldsWhatListReturns(t *testing.T) {
+	s := newPodStore(t)
+	for i := range 400 {
+		ns, app := "big", "web"
+		if i%40 == 0 {
+			ns = "small"
+		}
+		if i%3 == 0 {
+			app = "db"
+		}
+		if err := s.Upsert(pod(ns, "p"+strconv.Itoa(i), "n1", map[string]string{"app": app})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.Reader()
+	for _, ns := range []string{"small", "big", "", "none"} {
+		for _, sel := range []labels.Selector{nil, labels.Everything(), labels.SelectorFromSet(labels.Set{"app": "db"})} {
+			want := names(r.Namespace(ns).List(sel))
+			got := names(slices.Collect(r.Namespace(ns).ListSeq(sel)))
+			if !slices.Equal(got, want) {
+				t.Errorf("namespace %q, selector %v: ListSeq yielded %d objects, List returned %d", ns, sel, len(got), len(want))
+			}
+		}
+	}
+	db := labels.SelectorFromSet(labels.Set{"app": "db"})
+	_ = slices.Collect(r.Namespace("big").ListSeq(db)) // publishes the snapshot
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	n := 0
+	for range 100 {
+		for range r.Namespace("big").ListSeq(db) {
+			n++
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	if perRead := (m1.TotalAlloc - m0.TotalAlloc) / 100; perRead > 256 {
+		t.Errorf("ListSeq over a 390-pod namespace allocated %d bytes per read, want at most 256", perRead)
+	}
+	if want := 100 * len(r.Namespace("big").List(db)); n != want {
+		t.Errorf("yielded %d objects in 100 reads, want %d", n, want)
 	}
 }
