@@ -1,6 +1,9 @@
 package deltafifo
 
-import "github.com/listwatch/listwatch/internal/ring"
+import (
+	"github.com/listwatch/listwatch/internal/mapreuse"
+	"github.com/listwatch/listwatch/internal/ring"
+)
 
 // entry is the pending deltas of one key in coalescing mode.
 type entry[T any] struct {
@@ -43,9 +46,9 @@ type coalescer[T any] struct {
 	taken []*entry[T]
 	// gen counts Replace calls; see entry.gen.
 	gen uint64
-	// peak is the largest len(items) since items was last allocated; a map
-	// never shrinks, so an emptied map that grew large is replaced.
-	peak int
+	// track decides what becomes of items each time it empties (a map
+	// never shrinks; see mapreuse).
+	track mapreuse.Tracker
 }
 
 const (
@@ -59,7 +62,7 @@ const (
 )
 
 func newCoalescer[T any]() *coalescer[T] {
-	return &coalescer[T]{items: make(map[string]*entry[T])}
+	return &coalescer[T]{items: make(map[string]*entry[T]), track: mapreuse.Tracker{Big: bigMap}}
 }
 
 func (q *coalescer[T]) len() int { return q.order.Len() }
@@ -103,7 +106,7 @@ func (q *coalescer[T]) entry(key string) *entry[T] {
 	}
 	q.items[key] = e
 	q.order.Push(queued[T]{key, e})
-	q.peak = max(q.peak, len(q.items))
+	q.track.Note(len(q.items))
 	return e
 }
 
@@ -153,8 +156,13 @@ func (q *coalescer[T]) recycle(e *entry[T]) {
 	if cap(e.deltas) <= maxReusedCap && len(q.free) < maxFreeEntries {
 		q.free = append(q.free, e)
 	}
-	if len(q.items) == 0 && q.peak > bigMap {
-		q.items, q.peak = make(map[string]*entry[T]), 0
+	if len(q.items) == 0 {
+		switch q.track.Emptied() {
+		case mapreuse.Clear:
+			clear(q.items)
+		case mapreuse.Replace:
+			q.items = make(map[string]*entry[T])
+		}
 	}
 }
 
@@ -163,7 +171,7 @@ func (q *coalescer[T]) recycle(e *entry[T]) {
 func (q *coalescer[T]) reserve(n int) {
 	if len(q.items) == 0 && n > 64 {
 		q.items = make(map[string]*entry[T], n)
-		q.peak = 0
+		q.track.Reset()
 	}
 	q.order.Reserve(n)
 	q.pending = n - len(q.free) - len(q.slab)

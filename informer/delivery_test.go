@@ -197,13 +197,13 @@ func TestCoalescingBufferReplacesABigEmptiedMap(t *testing.T) {
 	if got := len(drainBuffer(b)); got != bigEntries+1 {
 		t.Fatalf("delivered %d entries", got)
 	}
-	if b.peak != 0 {
-		t.Fatalf("peak = %d after emptying a big map, want 0 (replaced)", b.peak)
+	if b.track.Peak() != 0 {
+		t.Fatalf("peak = %d after emptying a big map, want 0 (replaced)", b.track.Peak())
 	}
 	b.add(add(a1), 0)
 	drainBuffer(b)
-	if b.peak != 1 {
-		t.Fatalf("peak = %d after emptying a small map, want 1 (kept)", b.peak)
+	if b.track.Peak() != 1 {
+		t.Fatalf("peak = %d after emptying a small map, want 1 (kept)", b.track.Peak())
 	}
 }
 
@@ -223,19 +223,19 @@ func TestCoalescingBufferKeepsTheMapOfRepeatedBursts(t *testing.T) {
 	}
 	orig := b.entries
 	burst(2 * bigEntries)
-	if b.peak != 0 || sameMap(b.entries, orig) {
-		t.Fatalf("peak = %d after the first big burst, want 0 (replaced)", b.peak)
+	if b.track.Peak() != 0 || sameMap(b.entries, orig) {
+		t.Fatalf("peak = %d after the first big burst, want 0 (replaced)", b.track.Peak())
 	}
 	second := b.entries
 	for range 2 {
 		burst(2 * bigEntries)
-		if b.peak != 2*bigEntries || !sameMap(b.entries, second) {
-			t.Fatalf("peak = %d after a repeated big burst, want %d (kept)", b.peak, 2*bigEntries)
+		if b.track.Peak() != 2*bigEntries || !sameMap(b.entries, second) {
+			t.Fatalf("peak = %d after a repeated big burst, want %d (kept)", b.track.Peak(), 2*bigEntries)
 		}
 	}
 	burst(10)
-	if b.peak != 0 || sameMap(b.entries, second) {
-		t.Fatalf("peak = %d after a small burst, want 0 (the big map replaced)", b.peak)
+	if b.track.Peak() != 0 || sameMap(b.entries, second) {
+		t.Fatalf("peak = %d after a small burst, want 0 (the big map replaced)", b.track.Peak())
 	}
 }
 

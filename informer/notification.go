@@ -1,6 +1,9 @@
 package informer
 
-import "github.com/listwatch/listwatch/internal/ring"
+import (
+	"github.com/listwatch/listwatch/internal/mapreuse"
+	"github.com/listwatch/listwatch/internal/ring"
+)
 
 // Kind is the kind of a notification to a listener.
 type Kind uint8
@@ -161,7 +164,7 @@ func newBuffer[T any](mode DeliveryMode) buffer[T] {
 		b.notes.Keep = ringKeep
 		return b
 	}
-	b := &coalescingBuffer[T]{entries: map[string]pending[T]{}}
+	b := &coalescingBuffer[T]{entries: map[string]pending[T]{}, track: mapreuse.Tracker{Big: bigEntries}}
 	b.keys.Keep = ringKeep
 	return b
 }
@@ -219,11 +222,9 @@ type coalescingBuffer[T any] struct {
 	// entries; every key in entries is in keys exactly once, numbered.
 	keys    ring.Ring[queuedKey]
 	entries map[string]pending[T]
-	// peak is the largest len(entries) since entries was last allocated;
-	// cyclePeak the largest since it last emptied, and lastBig whether the
-	// cycle before that one passed bigEntries (see resetEntries).
-	peak, cyclePeak int
-	lastBig         bool
+	// track decides what becomes of entries each time it empties (a map
+	// never shrinks; see mapreuse).
+	track mapreuse.Tracker
 	// unfolded holds the notifications not yet folded into entries, in
 	// arrival order: fold consumes all of them at once, so it is a slice
 	// reused from fold to fold (at most foldAt long), not a queue.
@@ -279,8 +280,7 @@ func (b *coalescingBuffer[T]) fold() {
 	}
 	clear(b.unfolded) // folded notifications pin no objects
 	b.unfolded = b.unfolded[:0]
-	b.cyclePeak = max(b.cyclePeak, len(b.entries))
-	b.peak = max(b.peak, b.cyclePeak)
+	b.track.Note(len(b.entries))
 }
 
 func (b *coalescingBuffer[T]) empty() bool { return b.keys.Len() == 0 && len(b.unfolded) == 0 }
@@ -299,29 +299,18 @@ func (b *coalescingBuffer[T]) take() (string, uint64, pending[T], bool) {
 	return qk.key, qk.seq, p, true
 }
 
-// bigEntries is the size past which an emptied entries map is replaced
-// unless the buffer keeps filling that much.
+// bigEntries is the size past which an emptied entries map is replaced,
+// unless the buffer keeps filling that much (mapreuse).
 const bigEntries = 1024
 
-// resetEntries decides what happens to the entries map when it empties.
-// A Go map never shrinks, and a large table that then sees a stream of
-// distinct keys keeps paying for its size and its deleted slots on every
-// lookup, so a map that once held more than bigEntries keys (an initial
-// list) is replaced. But a listener that lags by thousands of keys again
-// and again (a burst of writes on every pop) would then grow a new map,
-// rehashing, on every burst: a map whose last two fills both passed
-// bigEntries, the last at least a quarter of its peak, is cleared and kept
-// instead (clear also drops the deleted slots). A small map is kept as is.
+// resetEntries settles the entries map, which has just emptied.
 func (b *coalescingBuffer[T]) resetEntries() {
-	big := b.cyclePeak > bigEntries
-	switch {
-	case b.peak <= bigEntries:
-	case big && b.lastBig && 4*b.cyclePeak >= b.peak:
+	switch b.track.Emptied() {
+	case mapreuse.Clear:
 		clear(b.entries)
-	default:
-		b.entries, b.peak = map[string]pending[T]{}, 0
+	case mapreuse.Replace:
+		b.entries = map[string]pending[T]{}
 	}
-	b.lastBig, b.cyclePeak = big, 0
 }
 
 func (b *coalescingBuffer[T]) lastSeq() uint64 {
