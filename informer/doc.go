@@ -23,6 +23,9 @@
 //		return err // says why: forbidden, resource not found, ...
 //	}
 //	pods := inf.Reader().Namespace("default").List(labels.Everything())
+//	for p := range inf.Reader().Namespace("default").ListSeq(sel) {
+//		// only looping: a large namespace is not copied (store.NamespaceReader.ListSeq)
+//	}
 //
 // Handlers are typed: OnDelete gets the last known T and a flag saying
 // whether the final state is known, so there is no tombstone to assert.
