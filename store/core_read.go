@@ -112,7 +112,8 @@ func (c *core[T]) appendIndexed(dst []T, name, value string, keep func(T) bool) 
 // none), which the caller must not modify, with dst untouched; a small one
 // (or one that grew past the room made for its snapshot meanwhile) is
 // appended to dst, filtered by keep, with snap nil. The slice for a small
-// value or a new snapshot is allocated before the lock is taken.
+// value or a new snapshot is allocated before the lock is taken (only a
+// value that outgrew its snapshot's room, a rare race, grows dst under it).
 func (c *core[T]) readIndexed(dst []T, name, value string, keep func(T) bool) (snap, out []T, err error) {
 	if snap, ok := c.loadSnapshot(name, value); ok {
 		return snap, dst, nil
@@ -152,6 +153,8 @@ func (c *core[T]) readIndexed(dst []T, name, value string, keep func(T) bool) (s
 	return snap, dst, nil
 }
 
+// resultCap is the capacity to give a result of at most n objects: all of
+// them without a filter, none up front with one.
 func resultCap[T any](n int, keep func(T) bool) int {
 	if keep != nil {
 		return 0

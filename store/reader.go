@@ -73,8 +73,8 @@ func (r Reader[T]) ByIndex(name, value string) ([]T, error) {
 // yields, where ByIndex allocates a slice of them all (80 KB for 10k
 // pointers), which a reader in a loop turns into GC work. As with ByIndex,
 // the objects are those of one moment during the call, however late the
-// iteration runs (a smaller value is copied by the call). An unknown index is an
-// error wrapping ErrUnknownIndex, returned with a nil iterator.
+// iteration runs (a smaller value is copied by the call). An unknown index
+// is an error wrapping ErrUnknownIndex, returned with a nil iterator.
 //
 // The objects are shared with the cache, as ByIndex's are: read them, do
 // not modify them.
