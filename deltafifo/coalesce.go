@@ -62,7 +62,7 @@ const (
 )
 
 func newCoalescer[T any]() *coalescer[T] {
-	return &coalescer[T]{items: make(map[string]*entry[T]), track: mapreuse.Tracker{Big: bigMap}}
+	return &coalescer[T]{items: make(map[string]*entry[T]), order: patientRing[queued[T]](), track: mapreuse.Tracker{Big: bigMap}}
 }
 
 func (q *coalescer[T]) len() int { return q.order.Len() }
