@@ -42,8 +42,9 @@ var hotCorpus = sync.OnceValues(func() ([]corev1.Pod, []watch.Event) {
 })
 
 // readSubject is one informer with concurrent cache readers, for any of
-// the three subjects: listwatch's typed informer, its client-go drop-in,
-// and client-go's own.
+// the subjects: listwatch's typed informer (read with ByIndex or
+// ByIndexSeq, with its default semantics or client-go's), its client-go
+// drop-in, and client-go's own.
 type readSubject struct {
 	feed *feedLW
 	// read lists the hot namespace through the namespace index and
@@ -68,8 +69,12 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 	var wg sync.WaitGroup
 	var synced func() bool
 	switch subject {
-	case "listwatch", "listwatch-seq":
-		inf, err := informer.New(informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.feed)})
+	case "listwatch", "listwatch-seq", "listwatch-seq-ordered":
+		opts := informer.Options[*corev1.Pod]{Source: reflector.FromListerWatcher(s.feed)}
+		if subject == "listwatch-seq-ordered" {
+			opts.OrderedQueue, opts.Delivery = true, informer.InOrder
+		}
+		inf, err := informer.New(opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +88,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 			l, _ := rd.ByIndex(store.NamespaceIndex, hotNS)
 			return len(l)
 		}
-		if subject == "listwatch-seq" {
+		if subject != "listwatch" {
 			s.read = func() int {
 				seq, _ := rd.ByIndexSeq(store.NamespaceIndex, hotNS)
 				n := 0
@@ -138,14 +143,23 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // and client-go (cache.NewSharedIndexInformer), in the same run, plus
 // listwatch-seq: the typed informer read with Reader().ByIndexSeq, the
 // allocation-free iterator, which a caller that only ranges over the
-// objects can use instead of ByIndex. The
-// informer is synced once per sub-benchmark and reused across rounds.
+// objects can use instead of ByIndex; and listwatch-seq-ordered: that
+// with client-go's semantics (Options.OrderedQueue and InOrder delivery)
+// instead of the typed defaults' coalescing. The informer is synced once
+// per sub-benchmark and reused across rounds.
 // BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
+//
+// Diagnostics, off by default (docs/benchmarks.md, "One reader"):
+// BENCH_READERS lists reader counts instead of 1,10,40 (0 measures the
+// pipeline alone); BENCH_READ_PACE makes each reader sleep that long
+// after every read, so that both libraries read at about the same rate;
+// BENCH_SUBJECTS lists some of the subjects.
 func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 	_, events := hotCorpus()
 	want := hotPods / 5
-	for _, readers := range []int{1, 10, 40} {
-		for _, subject := range []string{"listwatch", "listwatch-seq", "listwatch-dropin", "client-go"} {
+	pace := envDuration(b, "BENCH_READ_PACE")
+	for _, readers := range envInts(b, "BENCH_READERS", []int{1, 10, 40}) {
+		for _, subject := range envList("BENCH_SUBJECTS", []string{"listwatch", "listwatch-seq", "listwatch-seq-ordered", "listwatch-dropin", "client-go"}) {
 			var s *readSubject
 			next := 0
 			b.Run(fmt.Sprintf("readers=%d/%s", readers, subject), func(b *testing.B) {
@@ -167,6 +181,9 @@ func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 								panic(fmt.Sprintf("listed %d pods, want %d", got, want))
 							}
 							reads.Add(1)
+							if pace > 0 {
+								time.Sleep(pace)
+							}
 						}
 					})
 				}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -331,4 +333,45 @@ func waitUntil(b *testing.B, what string, timeout time.Duration, cond func() boo
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// envList is the comma-separated list in the environment variable name, or
+// def when it is unset or empty.
+func envList(name string, def []string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	return strings.Split(v, ",")
+}
+
+// envInts is envList for integers; a malformed one fails the benchmark.
+func envInts(b *testing.B, name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			b.Fatalf("%s: %q is not a count", name, f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// envDuration is the duration in the environment variable name, 0 when it
+// is unset; a malformed one fails the benchmark.
+func envDuration(b *testing.B, name string) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	return d
 }
