@@ -129,8 +129,10 @@ const burstMax = 64
 // request waits at most for the burst. The clock is read once per burst:
 // its events are stamped with the time the burst began (a clock read was
 // another twentieth of the CPU per event), so the watch's last activity may
-// be recorded up to one burst early, which deadlines of seconds do not
-// notice.
+// be recorded early by as long as the burst took to apply: microseconds
+// with the informer's queue as the store, and with a slow store at worst a
+// watchdog (Config.IdleTimeout) that resumes a quiet watch that much
+// sooner, from the last resource version.
 func (s *shell[T]) burst(ev watch.Event) {
 	now := s.r.clock.Now()
 	s.execute(s.r.m.Step(now, WatchEvent{Event: ev}))
