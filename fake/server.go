@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
+
+	"github.com/listwatch/listwatch/internal/resourceversion"
 )
 
 // Server is an in-memory apiserver for a fixed set of resource types. See the
@@ -192,9 +194,9 @@ func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 // parseRV parses a resource version; its error reads like kube-apiserver's
 // ("resourceVersion: Invalid value: ...").
 func parseRV(s string) (uint64, error) {
-	rv, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, field.Invalid(field.NewPath("resourceVersion"), s, err.Error())
+	rv, ok := resourceversion.Parse(s)
+	if !ok {
+		return 0, field.Invalid(field.NewPath("resourceVersion"), s, "must be a decimal integer")
 	}
 	return rv, nil
 }
