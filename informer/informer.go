@@ -99,7 +99,8 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	})
 	inf.processing, _ = opts.Reflector.Metrics.(ProcessingObserver)
 	inf.admit = &admission[T]{transform: opts.Transform, log: logr.Discard(), metrics: opts.Reflector.Metrics}
-	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
+	inf.sink = &sink[T]{ctx: context.Background(), fifo: inf.fifo, rv: inf.rv, admit: inf.admit,
+		replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
@@ -141,6 +142,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	inf.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(ctx)
+	inf.sink.ctx = ctx // before the reflector, the sink's only caller, starts
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer cancel()

@@ -2,10 +2,10 @@ package informer
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
 	"github.com/listwatch/listwatch/deltafifo"
+	"github.com/listwatch/listwatch/internal/resourceversion"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -15,6 +15,10 @@ import (
 // (WaitForResourceVersion).
 type sink[T store.Object] struct {
 	fifo *deltafifo.FIFO[T]
+	// ctx is the context the reflector runs under, set by Run before it
+	// starts the reflector: ReplacePage's wait for the pop loop ends with
+	// it. Until then (a sink driven directly, in tests) it never ends.
+	ctx context.Context
 	// mu orders updates of queued against the FIFO-empty check that turns
 	// queued into the applied watermark.
 	mu sync.Mutex
@@ -104,7 +108,8 @@ func (s *sink[T]) Replace(items []T, rv string) error {
 // reflector back until the FIFO is down to about a page: the list is
 // applied as it arrives, and the objects it replaces are released as it
 // goes, rather than the whole new list being queued next to the cache.
-// The wait ends early when the FIFO is closed (the informer is stopping).
+// The wait ends early when the FIFO is closed or the reflector's context
+// ends (the informer is stopping): the page is queued either way.
 func (s *sink[T]) ReplacePage(items []T, first bool) error {
 	if first {
 		s.paging = true
@@ -119,7 +124,7 @@ func (s *sink[T]) ReplacePage(items []T, first bool) error {
 	if err := s.fifo.ReplacePage(items, first); err != nil {
 		return err
 	}
-	_ = s.fifo.WaitLen(context.Background(), max(len(items), minPageBacklog))
+	_ = s.fifo.WaitLen(s.ctx, max(len(items), minPageBacklog))
 	return nil
 }
 
@@ -164,8 +169,8 @@ func (s *sink[T]) after(rv string, err error) error {
 	if err != nil {
 		return err
 	}
-	n, perr := strconv.ParseUint(rv, 10, 64)
-	if perr != nil {
+	n, ok := resourceversion.Parse(rv)
+	if !ok {
 		return nil // "" or junk: says nothing about what the store reflects
 	}
 	s.mu.Lock()
