@@ -52,7 +52,8 @@ ci=k8s.io/client-go/tools/cache
 port sharedinformer sharedinformer tools/cache/shared_informer_test.go -dot $ci \
 	-rename NewSharedInformer=peerNewSharedInformer \
 	-assert sharedIndexInformer=SharedIndexInformer \
-	-drop eventHandlerCount,isStarted,isRegistered,TestListenerResyncPeriods,TestListenerResyncPeriodsDelayed,testListenerResyncPeriods,TestResyncCheckPeriod,TestSharedInformerWatchDisruption
+	-drop eventHandlerCount,isStarted,isRegistered,TestListenerResyncPeriods,TestListenerResyncPeriodsDelayed,testListenerResyncPeriods,TestResyncCheckPeriod \
+	-unassign informer.clock,informer.processor.clock
 port sharedinformer sharedinformer tools/cache/util_test.go
 port sharedinformer sharedinformer tools/cache/main_test.go
 cp "$here/client-go/_introspect_test.go" sharedinformer/introspect_test.go
