@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
-
-	"github.com/listwatch/listwatch/internal/resourceversion"
 )
 
 // Server is an in-memory apiserver for a fixed set of resource types. See the
@@ -191,12 +189,13 @@ func (s *Server) resource(gvr schema.GroupVersionResource) (*resourceState, erro
 
 func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
-// parseRV parses a resource version; its error reads like kube-apiserver's
-// ("resourceVersion: Invalid value: ...").
+// parseRV parses a resource version as kube-apiserver does (with
+// strconv.ParseUint, so that its error reads the same: "resourceVersion:
+// Invalid value: ..."; internal/resourceversion is the client's reading).
 func parseRV(s string) (uint64, error) {
-	rv, ok := resourceversion.Parse(s)
-	if !ok {
-		return 0, field.Invalid(field.NewPath("resourceVersion"), s, "must be a decimal integer")
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, field.Invalid(field.NewPath("resourceVersion"), s, err.Error())
 	}
 	return rv, nil
 }
