@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
@@ -103,7 +104,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 	case "listwatch-dropin", "client-go":
 		newInformer := cache.NewSharedIndexInformer
 		if subject == "listwatch-dropin" {
-			newInformer = informer.NewSharedIndexInformer
+			newInformer = lwcache.NewSharedIndexInformer
 		}
 		inf := newInformer(s.feed, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -139,7 +140,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // watch delivers b.N MODIFIED events. One op is one event, counted from
 // the first send until a handler has seen the last one (so every write
 // is in the cache); writes/s and reads/s are over that span. Subjects:
-// listwatch (typed), listwatch-dropin (informer.NewSharedIndexInformer)
+// listwatch (typed), listwatch-dropin (lwcache.NewSharedIndexInformer)
 // and client-go (cache.NewSharedIndexInformer), in the same run, plus
 // listwatch-seq: the typed informer read with Reader().ByIndexSeq, the
 // allocation-free iterator, which a caller that only ranges over the

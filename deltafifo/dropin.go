@@ -5,25 +5,12 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/internal/dropin"
 )
 
-// NewDeltaFIFOWithOptions is a drop-in for client-go's
-// cache.NewDeltaFIFOWithOptions, built on this package's engine. It honours
-// every field of opts (Logger, Name, KeyFunction, KnownObjects,
-// EmitDeltaTypeReplaced, Transformer) with client-go's semantics: Pop hands
-// the process function a cache.Deltas; deletions inferred by Replace carry a
-// cache.DeletedFinalStateUnknown; with EmitDeltaTypeReplaced false, Replace
-// queues Sync deltas; Pop returns cache.ErrFIFOClosed once closed and empty.
-// The result also implements cache.QueueWithBatch, cache.TransformingStore
-// and cache.DoneChecker.
-//
-// Known differences, all on error paths or inside process: a Replace with a
-// bad object fails before queueing anything (client-go may queue part of
-// the list); a failed Add/Update/Delete leaves HasSynced untouched; and
-// HasSynced turns true after the last initial key has been processed rather
-// than just before.
-func NewDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue {
-	return newDropIn(opts)
+func init() {
+	dropin.NewDeltaFIFO = func(opts cache.DeltaFIFOOptions) cache.Queue { return newDropIn(opts) }
 }
 
 // dropIn adapts core[any] to client-go's Queue interfaces.

@@ -1,9 +1,7 @@
 package informer
 
 import (
-	"sort"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,59 +9,68 @@ import (
 	"github.com/listwatch/listwatch/reflector"
 )
 
-// Snapshot is a point-in-time view of one informer for status pages and
-// metrics collectors: the reflector's Status, the cache size, the queue
-// depth and every handler's delivery figures. It is a copy, safe to keep.
+// Snapshot is a point-in-time view of one informer, the one shape of its
+// state that status pages, JSON reports (it marshals as the status page's
+// JSON), metrics collectors and tests read: the reflector's Status, the
+// cache size, the queue depth and every handler's delivery figures. It is
+// a copy, safe to keep.
 type Snapshot struct {
 	// Name is the informer's Options.Name.
-	Name string
+	Name string `json:"name"`
 	// Resource is the resource the informer was asked for through a
-	// Factory (e.g. "pods", or a GVR's String()); "" otherwise.
-	Resource string
-	// GVR is Resource parsed as a GroupVersionResource: a GVR's String()
-	// gives all three parts, a bare resource name only Resource.
-	GVR schema.GroupVersionResource
-	// Selection is the informer's Selection in its Factory.
-	Selection Selection
+	// factory (e.g. "pods", or a GVR's String()), GVR that name parsed,
+	// and Namespace, LabelSelector and FieldSelector its selection there;
+	// factory.Factory.Snapshots fills them in, Informer.Snapshot leaves
+	// them empty.
+	Resource      string                      `json:"resource,omitempty"`
+	GVR           schema.GroupVersionResource `json:"-"`
+	Namespace     string                      `json:"namespace,omitempty"`
+	LabelSelector string                      `json:"labelSelector,omitempty"`
+	FieldSelector string                      `json:"fieldSelector,omitempty"`
 	// Started reports whether Run was called.
-	Started bool
+	Started bool `json:"started"`
 	// Synced reports whether the first list has been processed (HasSynced).
-	Synced bool
+	Synced bool `json:"synced"`
 	// Status is the reflector's health, as Status returns it.
-	Status reflector.Status
+	Status reflector.Status `json:"status"`
 	// Objects is the number of cached objects.
-	Objects int
+	Objects int `json:"objects"`
 	// Bytes estimates the memory the cached objects take, from a sample
 	// of them (store.Reader.Footprint); BytesPerObject is the sample's
 	// mean. Estimates, not heap measurements: strings shared between
 	// objects (interned) are counted in each.
-	Bytes, BytesPerObject int64
+	Bytes          int64 `json:"bytes"`
+	BytesPerObject int64 `json:"bytesPerObject"`
 	// IndexValues maps each of the cache's indexes to its number of
 	// distinct values (store.Stats).
-	IndexValues map[string]int
+	IndexValues map[string]int `json:"indexValues,omitempty"`
 	// Queued is the number of keys waiting in the informer's delta FIFO.
-	Queued int
+	Queued int `json:"queued"`
 	// Dropped is Dropped(): objects refused by the transform or type check.
-	Dropped int64
+	Dropped int64 `json:"dropped"`
 	// Handlers are the registered handlers, in registration order.
-	Handlers []HandlerSnapshot
+	Handlers []HandlerSnapshot `json:"handlers"`
 }
+
+// Healthy reports whether the informer has synced and its reflector has
+// no error now.
+func (s Snapshot) Healthy() bool { return s.Synced && s.Status.LastError == nil }
 
 // HandlerSnapshot is one handler's part of a Snapshot.
 type HandlerSnapshot struct {
 	// Index is the handler's position in registration order among the
 	// handlers registered at the time of the snapshot.
-	Index int
+	Index int `json:"index"`
 	// Name is HandlerOptions.Name, or Index in decimal when none was given.
-	Name string
+	Name string `json:"name"`
 	// Synced is the Registration's HasSynced.
-	Synced bool
+	Synced bool `json:"synced"`
 	// Stats is the Registration's Stats.
-	Stats ListenerStats
+	Stats ListenerStats `json:"stats"`
 }
 
 // Snapshotter is implemented by every *Informer[T]; it lets code that does
-// not know T (collectors, status pages) inspect an informer.
+// not know T (collectors, status pages, factories) inspect an informer.
 type Snapshotter interface {
 	Snapshot() Snapshot
 }
@@ -101,56 +108,4 @@ func (inf *Informer[T]) Snapshot() Snapshot {
 		s.Handlers[i] = HandlerSnapshot{Index: i, Name: name, Synced: r.HasSynced(), Stats: r.Stats()}
 	}
 	return s
-}
-
-// Snapshots returns a Snapshot of every informer the factory has handed
-// out, started or not, sorted by Name (then Resource). Resource, GVR and
-// Selection are filled in from the factory's key.
-func (f *Factory) Snapshots() []Snapshot {
-	type entry struct {
-		key factoryKey
-		inf Snapshotter
-	}
-	f.mu.Lock()
-	entries := make([]entry, 0, len(f.informers))
-	for key, inf := range f.informers {
-		if s, ok := inf.(Snapshotter); ok {
-			entries = append(entries, entry{key, s})
-		}
-	}
-	f.mu.Unlock()
-	out := make([]Snapshot, 0, len(entries))
-	for _, e := range entries {
-		s := e.inf.Snapshot()
-		s.Resource, s.GVR, s.Selection = e.key.resource, ParseResource(e.key.resource), e.key.sel
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].Resource < out[j].Resource
-	})
-	return out
-}
-
-// ParseResource turns a Factory resource name into a GroupVersionResource:
-// the String() of a GroupVersionResource ("apps/v1, Resource=deployments")
-// gives all three parts, "group/version/resource" and "version/resource"
-// are split on slashes, and anything else is taken as the bare resource.
-func ParseResource(resource string) schema.GroupVersionResource {
-	if gv, res, ok := strings.Cut(resource, ", Resource="); ok {
-		g, v, found := strings.Cut(gv, "/")
-		if !found {
-			return schema.GroupVersionResource{Version: g, Resource: res}
-		}
-		return schema.GroupVersionResource{Group: g, Version: v, Resource: res}
-	}
-	switch parts := strings.Split(resource, "/"); len(parts) {
-	case 2:
-		return schema.GroupVersionResource{Version: parts[0], Resource: parts[1]}
-	case 3:
-		return schema.GroupVersionResource{Group: parts[0], Version: parts[1], Resource: parts[2]}
-	}
-	return schema.GroupVersionResource{Resource: resource}
 }

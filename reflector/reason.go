@@ -83,6 +83,20 @@ func (r Reason) String() string {
 	return reasonNames[r]
 }
 
+// reasonNamed returns the Reason called name, ReasonNone for "" and
+// ReasonOther for a name it does not know.
+func reasonNamed(name string) Reason {
+	if name == "" {
+		return ReasonNone
+	}
+	for i, n := range reasonNames {
+		if n == name {
+			return Reason(i)
+		}
+	}
+	return ReasonOther
+}
+
 // slow reports whether errors of this class are unlikely to clear by
 // themselves soon, so retries use the slow backoff floor.
 func (r Reason) slow() bool {

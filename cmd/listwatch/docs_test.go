@@ -7,7 +7,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	lwworkqueue "github.com/listwatch/listwatch/clientgo/util/workqueue"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/workqueue"
 )
@@ -16,14 +19,14 @@ import (
 // they are not run.
 
 func docsDropIn(lw cache.ListerWatcher) {
-	inf := informer.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
-	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]())
+	inf := lwcache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
+	queue := lwworkqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]())
 	_, _ = inf, queue
 }
 
 func docsTyped(ctx context.Context, cs kubernetes.Interface, enqueue func(*corev1.ConfigMap)) error {
-	f := informer.NewFactory(informer.FactoryOptions{})
-	inf, err := informer.Typed[*corev1.ConfigMap, *corev1.ConfigMapList](f, "configmaps", informer.Selection{},
+	f := factory.New(factory.Options{})
+	inf, err := factory.Typed[*corev1.ConfigMap, *corev1.ConfigMapList](f, "configmaps", factory.Selection{},
 		func(ns string) reflector.Client[*corev1.ConfigMapList] { return cs.CoreV1().ConfigMaps(ns) },
 		informer.Options[*corev1.ConfigMap]{Transform: informer.StripManagedFields[*corev1.ConfigMap]})
 	if err != nil {

@@ -1,4 +1,4 @@
-package informer
+package factory
 
 import (
 	"context"
@@ -18,16 +18,17 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
 
-// FactoryOptions configures a Factory.
-type FactoryOptions struct {
+// Options configures a Factory.
+type Options struct {
 	// ResyncPeriod is the default resync period of every informer's handlers.
 	ResyncPeriod time.Duration
 	// Delivery is the default DeliveryMode of every informer's handlers.
-	Delivery DeliveryMode
+	Delivery informer.DeliveryMode
 	// WrapSource, when set, wraps the source of every informer the factory
 	// builds (after its Selection is applied): to shard the resource over
 	// replicas, it returns a shard.Source around src, one per informer
@@ -39,7 +40,8 @@ type FactoryOptions struct {
 
 // RelistHook is implemented by a source that changes what it serves and
 // needs its informer to relist then (shard.Source): the informer's builder
-// (a Factory, or the caller of New) hands it [Informer.Relist].
+// (a Factory, or the caller of informer.New) hands it
+// [informer.Informer.Relist].
 type RelistHook interface {
 	RelistWith(relist func())
 }
@@ -57,7 +59,7 @@ type Selection struct {
 // Factory hands out informers shared by type, resource and Selection,
 // starts them together and waits for them to sync.
 type Factory struct {
-	opts FactoryOptions
+	opts Options
 
 	mu sync.Mutex
 	// informers holds every informer handed out, by identity.
@@ -68,9 +70,9 @@ type Factory struct {
 	wg       sync.WaitGroup
 	cancels  []context.CancelFunc
 	shutdown bool
-	// observe is the reflector metrics observer (ObserveReflectors); nil
-	// when none is attached.
-	observe func(name string) reflector.Metrics
+	// observe is the metrics observer (Observe); nil when none is
+	// attached.
+	observe func(name string) Metrics
 	// switches holds the metrics of every informer built without its
 	// own, so that an observer attached later reaches them.
 	switches []*metricsSwitch
@@ -99,10 +101,11 @@ func (k factoryKey) String() string {
 type runnable interface {
 	Run(ctx context.Context) error
 	WaitForSync(ctx context.Context) error
+	informer.Snapshotter
 }
 
-// NewFactory returns an empty factory.
-func NewFactory(opts FactoryOptions) *Factory {
+// New returns an empty factory.
+func New(opts Options) *Factory {
 	return &Factory{opts: opts, informers: map[factoryKey]runnable{}, running: map[factoryKey]bool{}}
 }
 
@@ -110,15 +113,15 @@ func NewFactory(opts FactoryOptions) *Factory {
 // on first use with newSource (which must apply sel) and opts (Source, Name
 // and unset defaults are filled in). resource names the resource, e.g.
 // "pods" or a GVR's String().
-func For[T store.Object](f *Factory, resource string, sel Selection, newSource func(Selection) cache.ListerWatcherWithContext, opts Options[T]) (*Informer[T], error) {
+func For[T store.Object](f *Factory, resource string, sel Selection, newSource func(Selection) cache.ListerWatcherWithContext, opts informer.Options[T]) (*informer.Informer[T], error) {
 	key := factoryKey{typ: reflect.TypeFor[T](), resource: resource, sel: sel}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if existing, ok := f.informers[key]; ok {
-		return existing.(*Informer[T]), nil
+		return existing.(*informer.Informer[T]), nil
 	}
 	if f.shutdown {
-		return nil, ErrStopped
+		return nil, informer.ErrStopped
 	}
 	opts.Source = newSource(sel)
 	if f.opts.WrapSource != nil {
@@ -133,10 +136,16 @@ func For[T store.Object](f *Factory, resource string, sel Selection, newSource f
 	if opts.Delivery == 0 {
 		opts.Delivery = f.opts.Delivery
 	}
-	if opts.Reflector.Metrics == nil {
-		opts.Reflector.Metrics = f.reflectorMetricsLocked(opts.Name)
+	if opts.Reflector.Metrics == nil || opts.Processing == nil {
+		sw := f.switchLocked(opts.Name)
+		if opts.Reflector.Metrics == nil {
+			opts.Reflector.Metrics = sw
+		}
+		if opts.Processing == nil {
+			opts.Processing = sw
+		}
 	}
-	inf, err := New(opts)
+	inf, err := informer.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +197,7 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 }
 
 // Shutdown stops every informer and waits for them to return. Informers
-// asked for afterwards are refused with ErrStopped.
+// asked for afterwards are refused with informer.ErrStopped.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
@@ -233,10 +242,10 @@ func (s *selectingSource) WatchWithContext(ctx context.Context, o metav1.ListOpt
 
 // Typed returns the factory's informer for a typed client, e.g.
 //
-//	pods, err := informer.Typed[*corev1.Pod, *corev1.PodList](f, "pods", sel,
+//	pods, err := factory.Typed[*corev1.Pod, *corev1.PodList](f, "pods", sel,
 //		func(ns string) reflector.Client[*corev1.PodList] { return cs.CoreV1().Pods(ns) },
 //		informer.Options[*corev1.Pod]{})
-func Typed[T store.Object, L runtime.Object](f *Factory, resource string, sel Selection, client func(namespace string) reflector.Client[L], opts Options[T]) (*Informer[T], error) {
+func Typed[T store.Object, L runtime.Object](f *Factory, resource string, sel Selection, client func(namespace string) reflector.Client[L], opts informer.Options[T]) (*informer.Informer[T], error) {
 	return For(f, resource, sel, func(s Selection) cache.ListerWatcherWithContext {
 		return selected(reflector.FromClient[L](client(s.Namespace)), s)
 	}, opts)
@@ -244,7 +253,7 @@ func Typed[T store.Object, L runtime.Object](f *Factory, resource string, sel Se
 
 // Dynamic returns the factory's informer for any resource through the
 // dynamic client, caching *unstructured.Unstructured.
-func Dynamic(f *Factory, client dynamic.Interface, gvr schema.GroupVersionResource, sel Selection, opts Options[*unstructured.Unstructured]) (*Informer[*unstructured.Unstructured], error) {
+func Dynamic(f *Factory, client dynamic.Interface, gvr schema.GroupVersionResource, sel Selection, opts informer.Options[*unstructured.Unstructured]) (*informer.Informer[*unstructured.Unstructured], error) {
 	return For(f, gvr.String(), sel, func(s Selection) cache.ListerWatcherWithContext {
 		return selected(reflector.FromClient[*unstructured.UnstructuredList](client.Resource(gvr).Namespace(s.Namespace)), s)
 	}, opts)
@@ -253,7 +262,7 @@ func Dynamic(f *Factory, client dynamic.Interface, gvr schema.GroupVersionResour
 // Metadata returns the factory's informer for any resource through the
 // metadata client, caching only object metadata (*metav1.PartialObjectMetadata):
 // the lightest cache when a controller needs names, labels and owners.
-func Metadata(f *Factory, client metadata.Interface, gvr schema.GroupVersionResource, sel Selection, opts Options[*metav1.PartialObjectMetadata]) (*Informer[*metav1.PartialObjectMetadata], error) {
+func Metadata(f *Factory, client metadata.Interface, gvr schema.GroupVersionResource, sel Selection, opts informer.Options[*metav1.PartialObjectMetadata]) (*informer.Informer[*metav1.PartialObjectMetadata], error) {
 	return For(f, gvr.String(), sel, func(s Selection) cache.ListerWatcherWithContext {
 		return selected(reflector.FromClient[*metav1.PartialObjectMetadataList](client.Resource(gvr).Namespace(s.Namespace)), s)
 	}, opts)

@@ -1,7 +1,8 @@
-package informer
+package factory
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -14,26 +15,27 @@ type countingMetrics struct {
 	events int
 }
 
-func (c *countingMetrics) Event(watch.EventType) { c.events++ }
+func (c *countingMetrics) Event(watch.EventType)             { c.events++ }
+func (c *countingMetrics) ObserveProcessing(d time.Duration) {}
 
 // A factory informer's reflector metrics forward to the observer attached
 // at any time, and discard without one; either way a count allocates
 // nothing, so metrics off cost the event path no allocation.
 func TestMetricsSwitch(t *testing.T) {
-	f := NewFactory(FactoryOptions{})
-	sw := func() reflector.Metrics {
+	f := New(Options{})
+	sw := func() *metricsSwitch {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return f.reflectorMetricsLocked("early")
+		return f.switchLocked("early")
 	}()
 	if n := testing.AllocsPerRun(100, func() { sw.Event(watch.Modified) }); n != 0 {
 		t.Fatalf("a count with no observer allocates %v times", n)
 	}
-	if observing(sw.(ProcessingObserver)) {
+	if sw.Observing() {
 		t.Fatal("a factory informer with no observer reads the clock for processing times")
 	}
 	got := map[string]*countingMetrics{}
-	f.ObserveReflectors(func(name string) reflector.Metrics {
+	f.Observe(func(name string) Metrics {
 		got[name] = &countingMetrics{}
 		return got[name]
 	})
@@ -41,10 +43,13 @@ func TestMetricsSwitch(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { sw.Event(watch.Modified) }); n != 0 {
 		t.Fatalf("a count with an observer allocates %v times", n)
 	}
+	if !sw.Observing() {
+		t.Fatal("a factory informer with an observer does not time its batches")
+	}
 	if got["early"] == nil || got["early"].events != 102 {
 		t.Fatalf("the observer attached after the informer was built got %+v", got["early"])
 	}
-	f.ObserveReflectors(nil)
+	f.Observe(nil)
 	sw.Event(watch.Modified)
 	if got["early"].events != 102 {
 		t.Fatal("a detached observer still counts")

@@ -1,4 +1,4 @@
-package informer
+package factory
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
 )
 
 func fakeSource(srv *fake.Server) func(Selection) cache.ListerWatcherWithContext {
@@ -34,15 +35,15 @@ func TestFactorySharesStartsAndWaits(t *testing.T) {
 			c.Labels = map[string]string{"team": ns}
 			srv.Create(t.Context(), c)
 		}
-		f := NewFactory(FactoryOptions{})
+		f := New(Options{})
 		defer f.Shutdown()
-		all, err := For(f, "configmaps", Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{})
+		all, err := For(f, "configmaps", Selection{}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, _ := For(f, "configmaps", Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{})
-		inA, _ := For(f, "configmaps", Selection{Namespace: "a"}, fakeSource(srv), Options[*corev1.ConfigMap]{})
-		teamB, _ := For(f, "configmaps", Selection{LabelSelector: "team=b"}, fakeSource(srv), Options[*corev1.ConfigMap]{})
+		again, _ := For(f, "configmaps", Selection{}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
+		inA, _ := For(f, "configmaps", Selection{Namespace: "a"}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
+		teamB, _ := For(f, "configmaps", Selection{LabelSelector: "team=b"}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
 		if all != again || all == inA || all == teamB {
 			t.Fatal("informers are shared by type, resource and selection only")
 		}
@@ -62,9 +63,9 @@ func TestFactorySharesStartsAndWaits(t *testing.T) {
 func TestFactoryWaitSaysWhichAndWhy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		f := NewFactory(FactoryOptions{})
+		f := New(Options{})
 		defer f.Shutdown()
-		For(f, "configmaps", Selection{Namespace: "ok"}, fakeSource(srv), Options[*corev1.ConfigMap]{})
+		For(f, "configmaps", Selection{Namespace: "ok"}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
 		broken := func(Selection) cache.ListerWatcherWithContext {
 			return &cache.ListWatch{
 				ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtimeObject, error) {
@@ -75,7 +76,7 @@ func TestFactoryWaitSaysWhichAndWhy(t *testing.T) {
 				},
 			}
 		}
-		For(f, "secrets", Selection{}, broken, Options[*corev1.ConfigMap]{})
+		For(f, "secrets", Selection{}, broken, informer.Options[*corev1.ConfigMap]{})
 		f.Start(t.Context())
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()

@@ -1,4 +1,4 @@
-package informer
+package factory
 
 import (
 	"slices"
@@ -9,21 +9,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/informertest"
 )
-
-// relistingSource is an owningSource that relists its informer when its
-// part changes, as shard.Source does.
-type relistingSource struct {
-	owningSource
-	relist func()
-}
-
-func (r *relistingSource) RelistWith(relist func()) { r.relist = relist }
-
-func (r *relistingSource) serve(names ...string) {
-	r.set(names...)
-	r.relist()
-}
 
 // A factory's WrapSource wraps every informer's source, and a wrapped
 // source with RelistWith gets the informer's Relist: a sharded factory is
@@ -36,40 +24,39 @@ func TestFactoryWrapSourceShardsEveryInformer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var wrapped []*relistingSource
-		f := NewFactory(FactoryOptions{WrapSource: func(resource string, src cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
+		var wrapped []*informertest.PartSource
+		f := New(Options{WrapSource: func(resource string, src cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
 			if resource != "configmaps" {
 				t.Errorf("resource %q", resource)
 			}
-			r := &relistingSource{owningSource: owningSource{&choosySource{ListerWatcherWithContext: src}}}
-			r.set("a", "b")
+			r := informertest.NewPartSource(src, "a", "b")
 			wrapped = append(wrapped, r)
 			return r
 		}})
 		defer f.Shutdown()
-		inf, err := For(f, "configmaps", Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{})
+		inf, err := For(f, "configmaps", Selection{}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(wrapped) != 1 || wrapped[0].relist == nil {
-			t.Fatalf("wrapped %d sources; relist hook set: %v", len(wrapped), len(wrapped) == 1 && wrapped[0].relist != nil)
+		if len(wrapped) != 1 || !wrapped[0].Relisting() {
+			t.Fatalf("wrapped %d sources; relist hook set: %v", len(wrapped), len(wrapped) == 1 && wrapped[0].Relisting())
 		}
 		h := &cmEvents{}
-		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+		if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		f.Start(t.Context())
 		if err := f.WaitForCacheSync(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/a", "ns/b"}) {
+		if keys := slices.Sorted(slices.Values(inf.Reader().ListKeys())); !slices.Equal(keys, []string{"ns/a", "ns/b"}) {
 			t.Fatalf("cache %v, want the wrapped source's part", keys)
 		}
 		synctest.Wait()
 		h.Take()
-		wrapped[0].serve("b", "c")
+		wrapped[0].Serve("b", "c")
 		synctest.Wait()
-		if keys := sorted(inf.Reader().ListKeys()); !slices.Equal(keys, []string{"ns/b", "ns/c"}) {
+		if keys := slices.Sorted(slices.Values(inf.Reader().ListKeys())); !slices.Equal(keys, []string{"ns/b", "ns/c"}) {
 			t.Fatalf("cache %v after the part changed, want ns/b and ns/c", keys)
 		}
 		h.ExpectExactly(t, "add c@3 initial=false", "moved a@1")

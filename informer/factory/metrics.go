@@ -1,4 +1,4 @@
-package informer
+package factory
 
 import (
 	"sync/atomic"
@@ -6,46 +6,48 @@ import (
 
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 )
 
-// ObserveReflectors sends the reflector counters of every informer of the
-// factory that was built without its own Options.Reflector.Metrics to
-// observe(name): those built already and those built later. A metrics
-// provider calls it when it is attached to the factory (informer/promprovider
-// does in Register), so that one call wires everything, whichever comes
-// first. A later call replaces the observer; nil detaches it.
-func (f *Factory) ObserveReflectors(observe func(name string) reflector.Metrics) {
+// Metrics is what an observer (Observe) gives each informer of the
+// factory: its reflector's counters and the time each batch took to
+// process (informer.ProcessingObserver). informer/promprovider's
+// ReflectorMetrics is one.
+type Metrics interface {
+	reflector.Metrics
+	ObserveProcessing(d time.Duration)
+}
+
+// Observe sends the counters of every informer of the factory that was
+// built without metrics of its own (Options.Reflector.Metrics, and
+// Options.Processing) to observe(name): those built already and those
+// built later. A metrics provider calls it when it is attached to the
+// factory (informer/promprovider does in Register), so that one call wires
+// everything, whichever comes first. A later call replaces the observer;
+// nil detaches it.
+func (f *Factory) Observe(observe func(name string) Metrics) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.observe = observe
 	for _, sw := range f.switches {
-		sw.attach(observe, sw.name)
+		sw.attach(observe)
 	}
 }
 
-// ProcessingObserver is an optional capability of the reflector.Metrics
-// an informer is given (Options.Reflector.Metrics, or a factory
-// observer's): it is told how long each batch popped from the queue took
-// to apply to the cache and hand to the handlers (client-go's
-// informer_processing_latency_seconds). It must be cheap and must not
-// block; it is called from the informer's processing goroutine.
-type ProcessingObserver interface {
-	ObserveProcessing(d time.Duration)
-}
-
-// reflectorMetricsLocked returns the metrics to give the reflector of the
-// informer called name: a switch that forwards to the factory's observer,
-// if any is or will be attached. f.mu held.
-func (f *Factory) reflectorMetricsLocked(name string) reflector.Metrics {
+// switchLocked returns the metrics of the informer called name: a switch
+// that forwards to the factory's observer, if any is or will be attached.
+// f.mu held.
+func (f *Factory) switchLocked(name string) *metricsSwitch {
 	sw := &metricsSwitch{name: name}
-	sw.attach(f.observe, name)
+	sw.attach(f.observe)
 	f.switches = append(f.switches, sw)
 	return sw
 }
 
-// metricsSwitch is a reflector.Metrics that forwards to the metrics its
-// factory's observer gave it, or discards while there are none. The
+// metricsSwitch is a reflector.Metrics and an informer.ProcessingObserver
+// that forwards to the Metrics its factory's observer gave it, or discards
+// while there are none (and then does not ask for processing times). The
 // forwarding costs one atomic load per count and allocates nothing.
 type metricsSwitch struct {
 	// name is the informer's name, as given to the observer.
@@ -54,54 +56,44 @@ type metricsSwitch struct {
 	to atomic.Pointer[metricsTarget]
 }
 
-// metricsTarget boxes an interface value for the atomic pointer.
-type metricsTarget struct{ m reflector.Metrics }
+var (
+	_ reflector.Metrics           = (*metricsSwitch)(nil)
+	_ informer.ProcessingObserver = (*metricsSwitch)(nil)
+)
 
-func (s *metricsSwitch) attach(observe func(string) reflector.Metrics, name string) {
-	if observe == nil {
-		s.to.Store(nil)
-		return
-	}
-	if m := observe(name); m != nil {
-		s.to.Store(&metricsTarget{m: m})
-		return
+// metricsTarget boxes an interface value for the atomic pointer.
+type metricsTarget struct{ m Metrics }
+
+func (s *metricsSwitch) attach(observe func(string) Metrics) {
+	if observe != nil {
+		if m := observe(s.name); m != nil {
+			s.to.Store(&metricsTarget{m: m})
+			return
+		}
 	}
 	s.to.Store(nil)
 }
 
-func (s *metricsSwitch) target() reflector.Metrics {
+func (s *metricsSwitch) target() Metrics {
 	if t := s.to.Load(); t != nil {
 		return t.m
 	}
-	return reflector.NoopMetrics{}
+	return discard{}
 }
 
-// ObserveProcessing forwards to the target if it is a ProcessingObserver.
-func (s *metricsSwitch) ObserveProcessing(d time.Duration) {
-	if po, ok := s.target().(ProcessingObserver); ok {
-		po.ObserveProcessing(d)
-	}
-}
+// Observing reports whether an observer is attached: an informer nobody
+// observes reads no clock for its batches.
+func (s *metricsSwitch) Observing() bool { return s.to.Load() != nil }
 
-// observing reports whether the target wants processing times, so that
-// the informer reads no clock for a factory informer nobody observes.
-func (s *metricsSwitch) observing() bool {
-	_, ok := s.target().(ProcessingObserver)
-	return ok
-}
+func (s *metricsSwitch) ObserveProcessing(d time.Duration) { s.target().ObserveProcessing(d) }
+func (s *metricsSwitch) List()                             { s.target().List() }
+func (s *metricsSwitch) Watch()                            { s.target().Watch() }
+func (s *metricsSwitch) Relist(cause reflector.Reason)     { s.target().Relist(cause) }
+func (s *metricsSwitch) Event(t watch.EventType)           { s.target().Event(t) }
+func (s *metricsSwitch) Error(class reflector.Reason)      { s.target().Error(class) }
+func (s *metricsSwitch) ResourceVersion(rv string)         { s.target().ResourceVersion(rv) }
 
-// observing reports whether po wants processing times now: a
-// metricsSwitch only while its target does, anything else always.
-func observing(po ProcessingObserver) bool {
-	if sw, ok := po.(*metricsSwitch); ok {
-		return sw.observing()
-	}
-	return po != nil
-}
+// discard is the Metrics of a switch without an observer.
+type discard struct{ reflector.NoopMetrics }
 
-func (s *metricsSwitch) List()                         { s.target().List() }
-func (s *metricsSwitch) Watch()                        { s.target().Watch() }
-func (s *metricsSwitch) Relist(cause reflector.Reason) { s.target().Relist(cause) }
-func (s *metricsSwitch) Event(t watch.EventType)       { s.target().Event(t) }
-func (s *metricsSwitch) Error(class reflector.Reason)  { s.target().Error(class) }
-func (s *metricsSwitch) ResourceVersion(rv string)     { s.target().ResourceVersion(rv) }
+func (discard) ObserveProcessing(time.Duration) {}

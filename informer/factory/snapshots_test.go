@@ -1,4 +1,4 @@
-package informer
+package factory
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -17,15 +18,15 @@ func TestFactorySnapshots(t *testing.T) {
 		for _, name := range []string{"x", "y"} {
 			srv.Create(t.Context(), newCM(name))
 		}
-		f := NewFactory(FactoryOptions{})
+		f := New(Options{})
 		defer f.Shutdown()
-		cms, err := For(f, "v1/configmaps", Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{Name: "cms"})
+		cms, err := For(f, "v1/configmaps", Selection{}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{Name: "cms"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		block := make(chan struct{})
-		reg, _ := cms.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, HandlerOptions{})
-		if _, err := For(f, "configmaps", Selection{Namespace: "none"}, fakeSource(srv), Options[*corev1.ConfigMap]{Name: "empty"}); err != nil {
+		reg, _ := cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, informer.HandlerOptions{})
+		if _, err := For(f, "configmaps", Selection{Namespace: "none"}, fakeSource(srv), informer.Options[*corev1.ConfigMap]{Name: "empty"}); err != nil {
 			t.Fatal(err)
 		}
 		if s := f.Snapshots(); len(s) != 2 || s[0].Started || s[1].Synced {
@@ -54,7 +55,7 @@ func TestFactorySnapshots(t *testing.T) {
 		if s.BytesPerObject < 200 || s.BytesPerObject > 4000 || s.Bytes < 2*s.BytesPerObject {
 			t.Fatalf("cms footprint: %d bytes, %d per object", s.Bytes, s.BytesPerObject)
 		}
-		if snaps[1].Objects != 0 || snaps[1].Bytes != 0 || snaps[1].Selection.Namespace != "none" || len(snaps[1].Handlers) != 0 {
+		if snaps[1].Objects != 0 || snaps[1].Bytes != 0 || snaps[1].Namespace != "none" || len(snaps[1].Handlers) != 0 {
 			t.Fatalf("empty snapshot = %+v", snaps[1])
 		}
 		close(block)

@@ -1,4 +1,4 @@
-package informer_test
+package statuspage_test
 
 import (
 	"context"
@@ -13,20 +13,22 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
+	"github.com/listwatch/listwatch/informer/statuspage"
 )
 
-// StatusHandler serves every informer of a factory as an HTML page, or as
-// JSON to ?format=json.
-func ExampleStatusHandler() {
+// Handler serves every informer of a factory as an HTML page, or as JSON to
+// ?format=json.
+func ExampleHandler() {
 	ctx := context.Background()
 	srv, _ := fake.NewServer(fake.Options{})
 	defer srv.CloseWatches(fake.GVR{})
 	srv.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}})
 
-	f := informer.NewFactory(informer.FactoryOptions{})
+	f := factory.New(factory.Options{})
 	defer f.Shutdown()
 	gvr := fake.ConfigMaps().GVR
-	cms, err := informer.For(f, gvr.String(), informer.Selection{}, func(informer.Selection) cache.ListerWatcherWithContext {
+	cms, err := factory.For(f, gvr.String(), factory.Selection{}, func(factory.Selection) cache.ListerWatcherWithContext {
 		return srv.ListerWatcher(fake.LWOptions{Resource: gvr})
 	}, informer.Options[*corev1.ConfigMap]{Name: "configmaps"})
 	if err != nil {
@@ -40,10 +42,10 @@ func ExampleStatusHandler() {
 		log.Fatal(err)
 	}
 
-	h := informer.StatusHandler(f, informer.StatusOptions{}) // e.g. mux.Handle("/informers", h)
+	h := statuspage.Handler(f, statuspage.Options{}) // e.g. mux.Handle("/informers", h)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/informers?format=json", nil))
-	var rep informer.StatusReport
+	var rep statuspage.Report
 	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package informer
+package statuspage
 
 import (
 	"encoding/json"
@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 )
 
-// StatusOptions configures StatusHandler.
-type StatusOptions struct {
+// Options configures Handler.
+type Options struct {
 	// Title heads the HTML page; default "listwatch informers".
 	Title string
 	// Refresh is how often the HTML page reloads itself; default 5s,
@@ -28,77 +29,38 @@ type StatusOptions struct {
 	Now func() time.Time
 }
 
-// StatusReport is what StatusHandler serves as JSON.
-type StatusReport struct {
+// Report is what Handler serves as JSON.
+type Report struct {
 	// Time is when the report was made.
 	Time time.Time `json:"time"`
 	// Informers are the factory's informers, sorted by name.
-	Informers []InformerStatus `json:"informers"`
+	Informers []Informer `json:"informers"`
 }
 
-// InformerStatus is one informer's part of a StatusReport.
-type InformerStatus struct {
+// Informer is one informer's part of a Report: its informer.Snapshot (whose
+// fields it shares in JSON) and what the page adds.
+type Informer struct {
+	informer.Snapshot
 	// ID is a stable identifier derived from Name, usable as an HTML id:
 	// the page's row for this informer has id "informer-"+ID.
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// Resource is group/version/resource ("v1/pods" in the core group)
-	// when the factory's resource name gives a version, else that name.
-	Resource  string `json:"resource,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Labels    string `json:"labelSelector,omitempty"`
-	Fields    string `json:"fieldSelector,omitempty"`
-	Started   bool   `json:"started"`
-	Synced    bool   `json:"synced"`
-	// Healthy is Synced with no last error.
+	ID string `json:"id"`
+	// Healthy is Snapshot.Healthy: synced, with no last error.
 	Healthy bool `json:"healthy"`
-	// Phase is the reflector phase's name (listing, streaming, watching,
-	// backoff, stopped).
-	Phase string `json:"phase"`
-	// Reason classifies LastError (reflector.Reason's name); "" when none.
-	Reason          string `json:"reason,omitempty"`
-	LastError       string `json:"lastError,omitempty"`
-	Failures        int    `json:"failures"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	// StreamFallback is why streaming lists were given up, if they were.
-	StreamFallback string `json:"streamFallback,omitempty"`
-	Objects        int    `json:"objects"`
-	// Bytes estimates the cached objects' memory (Snapshot.Bytes).
-	Bytes int64 `json:"bytes"`
-	// IndexValues is the number of distinct values of each index.
-	IndexValues map[string]int `json:"indexValues,omitempty"`
-	Queued      int            `json:"queued"`
-	Dropped     int64          `json:"dropped"`
-	// Relists counts list cycles by cause, when StatusOptions.Relists is set.
-	Relists  map[string]int64 `json:"relists,omitempty"`
-	Handlers []HandlerStatus  `json:"handlers"`
+	// Relists counts list cycles by cause, when Options.Relists is set.
+	Relists map[string]int64 `json:"relists,omitempty"`
 }
 
-// HandlerStatus is one handler's lag and work, from Registration.Stats.
-type HandlerStatus struct {
-	Index                int     `json:"index"`
-	Name                 string  `json:"name"`
-	Synced               bool    `json:"synced"`
-	Pending              int     `json:"pending"`
-	OldestPendingSeconds float64 `json:"oldestPendingSeconds"`
-	BusySeconds          float64 `json:"busySeconds"`
-	Processed            int64   `json:"processed"`
-	Coalesced            int64   `json:"coalesced"`
-	Panics               int64   `json:"panics"`
-	HandlerSeconds       float64 `json:"handlerSeconds"`
-}
-
-// StatusHandler serves a live status page of every informer f hands out:
-// phase, synced, the reason and text of the last error, resource version,
-// cached objects, relists by cause (see StatusOptions.Relists) and each
-// handler's lag. It answers JSON (a StatusReport) to ?format=json or an
-// Accept header that prefers application/json, and otherwise a small HTML
-// page, with no script and no external asset, that reloads itself every
-// StatusOptions.Refresh. Each informer is a table row with id
-// "informer-"+InformerStatus.ID and class "informer", plus "healthy" or
-// "unhealthy" and "phase-"+Phase; its cells have the classes name, phase,
-// synced, reason, error, rv, objects, relists and handlers.
-func StatusHandler(f *Factory, opts StatusOptions) http.Handler {
+// Handler serves a live status page of every informer f hands out: phase,
+// synced, the reason and text of the last error, resource version, cached
+// objects, relists by cause (see Options.Relists) and each handler's lag.
+// It answers JSON (a Report) to ?format=json or an Accept header that
+// prefers application/json, and otherwise a small HTML page, with no
+// script and no external asset, that reloads itself every
+// Options.Refresh. Each informer is a table row with id "informer-"+ID and
+// class "informer", plus "healthy" or "unhealthy" and "phase-" and its
+// phase; its cells have the classes name, phase, synced, reason, error,
+// rv, objects, relists and handlers.
+func Handler(f *factory.Factory, opts Options) http.Handler {
 	if opts.Title == "" {
 		opts.Title = "listwatch informers"
 	}
@@ -108,60 +70,27 @@ func StatusHandler(f *Factory, opts StatusOptions) http.Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &statusHandler{f: f, opts: opts}
+	return &handler{f: f, opts: opts}
 }
 
-type statusHandler struct {
-	f    *Factory
-	opts StatusOptions
+type handler struct {
+	f    *factory.Factory
+	opts Options
 }
 
-// report builds the StatusReport the handler would serve now.
-func (h *statusHandler) report() StatusReport {
+// report builds the Report the handler would serve now.
+func (h *handler) report() Report {
 	snaps := h.f.Snapshots()
-	rep := StatusReport{Time: h.opts.Now(), Informers: make([]InformerStatus, 0, len(snaps))}
+	rep := Report{Time: h.opts.Now(), Informers: make([]Informer, 0, len(snaps))}
 	ids := map[string]int{}
 	for _, s := range snaps {
-		st := InformerStatus{
-			Name: s.Name, Resource: resourceName(s), Namespace: s.Selection.Namespace,
-			Labels: s.Selection.LabelSelector, Fields: s.Selection.FieldSelector,
-			Started: s.Started, Synced: s.Synced, Phase: s.Status.Phase.String(),
-			Failures: s.Status.Failures, ResourceVersion: s.Status.LastSyncResourceVersion,
-			Objects: s.Objects, Bytes: s.Bytes, IndexValues: s.IndexValues, Queued: s.Queued, Dropped: s.Dropped,
-			Handlers: make([]HandlerStatus, 0, len(s.Handlers)),
-		}
-		st.ID = statusID(s.Name, ids)
-		if s.Status.LastError != nil {
-			st.LastError = s.Status.LastError.Error()
-			st.Reason = s.Status.Reason.String()
-		}
-		if s.Status.StreamFallback != reflector.ReasonNone {
-			st.StreamFallback = s.Status.StreamFallback.String()
-		}
-		st.Healthy = st.Synced && st.LastError == ""
+		inf := Informer{Snapshot: s, ID: statusID(s.Name, ids), Healthy: s.Healthy()}
 		if h.opts.Relists != nil {
-			st.Relists = h.opts.Relists(s.Name)
+			inf.Relists = h.opts.Relists(s.Name)
 		}
-		for _, hs := range s.Handlers {
-			st.Handlers = append(st.Handlers, HandlerStatus{
-				Index: hs.Index, Name: hs.Name, Synced: hs.Synced, Pending: hs.Stats.Pending,
-				OldestPendingSeconds: hs.Stats.OldestPending.Seconds(), BusySeconds: hs.Stats.Busy.Seconds(),
-				Processed: hs.Stats.Processed, Coalesced: hs.Stats.Coalesced, Panics: hs.Stats.Panics,
-				HandlerSeconds: hs.Stats.HandlerTime.Seconds(),
-			})
-		}
-		rep.Informers = append(rep.Informers, st)
+		rep.Informers = append(rep.Informers, inf)
 	}
 	return rep
-}
-
-// resourceName shows a snapshot's resource as group/version/resource
-// ("v1/pods" for the core group), or as the factory was given it.
-func resourceName(s Snapshot) string {
-	if s.GVR.Version == "" {
-		return s.Resource
-	}
-	return strings.TrimPrefix(s.GVR.Group+"/"+s.GVR.Version+"/"+s.GVR.Resource, "/")
 }
 
 // statusID turns name into an HTML id: letters, digits, '-' and '_' are
@@ -192,7 +121,7 @@ func statusID(name string, seen map[string]int) string {
 	return id
 }
 
-func (h *statusHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -212,7 +141,7 @@ func (h *statusHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Refresh > 0 {
 		refresh = max(int(h.opts.Refresh.Round(time.Second)/time.Second), 1)
 	}
-	_ = statusPage.Execute(w, pageData{Title: h.opts.Title, Refresh: refresh, StatusReport: rep, ShowRelists: h.opts.Relists != nil})
+	_ = statusPage.Execute(w, pageData{Title: h.opts.Title, Refresh: refresh, Report: rep, ShowRelists: h.opts.Relists != nil})
 }
 
 // wantsJSON reports whether r asks for JSON: ?format=json, or an Accept
@@ -234,7 +163,7 @@ func wantsJSON(r *http.Request) bool {
 }
 
 type pageData struct {
-	StatusReport
+	Report
 	Title       string
 	Refresh     int
 	ShowRelists bool
@@ -252,12 +181,26 @@ func relistList(m map[string]int64) []string {
 	return causes
 }
 
-func seconds(s float64) string {
-	return (time.Duration(s * float64(time.Second))).Round(time.Millisecond).String()
+func duration(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// lastError is the text of the status's last error, "" for none.
+func lastError(s informer.Snapshot) string {
+	if s.Status.LastError == nil {
+		return ""
+	}
+	return s.Status.LastError.Error()
+}
+
+// reason is the name of the last error's reason, "" for none.
+func reason(s informer.Snapshot) string {
+	if s.Status.LastError == nil {
+		return ""
+	}
+	return s.Status.Reason.String()
 }
 
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
-	"relists": relistList, "seconds": seconds,
+	"relists": relistList, "duration": duration, "lastError": lastError, "reason": reason,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -284,16 +227,16 @@ ul { margin: 0; padding-left: 1.2em; }
 <thead><tr><th>informer</th><th>phase</th><th>synced</th><th>reason</th><th>last error</th><th>resource version</th><th>objects</th><th>relists</th><th>handlers: pending, oldest</th></tr></thead>
 <tbody>
 {{- range $inf := .Informers}}
-<tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Phase}}" data-name="{{.Name}}">
-<td class="name">{{.Name}}{{if .Resource}}<br><small>{{.Resource}}{{if .Namespace}} in {{.Namespace}}{{end}}{{if .Labels}} labels {{.Labels}}{{end}}{{if .Fields}} fields {{.Fields}}{{end}}</small>{{end}}</td>
-<td class="phase">{{.Phase}}{{if .Failures}} ({{.Failures}} failures){{end}}{{if not .Started}} (not started){{end}}</td>
+<tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Status.Phase}}" data-name="{{.Name}}">
+<td class="name">{{.Name}}{{if .Resource}}<br><small>{{.Resource}}{{if .Namespace}} in {{.Namespace}}{{end}}{{if .LabelSelector}} labels {{.LabelSelector}}{{end}}{{if .FieldSelector}} fields {{.FieldSelector}}{{end}}</small>{{end}}</td>
+<td class="phase">{{.Status.Phase}}{{if .Status.Failures}} ({{.Status.Failures}} failures){{end}}{{if not .Started}} (not started){{end}}</td>
 <td class="synced">{{if .Synced}}yes{{else}}no{{end}}</td>
-<td class="reason">{{.Reason}}</td>
-<td class="error">{{.LastError}}</td>
-<td class="rv">{{.ResourceVersion}}</td>
+<td class="reason">{{reason .Snapshot}}</td>
+<td class="error">{{lastError .Snapshot}}</td>
+<td class="rv">{{.Status.LastSyncResourceVersion}}</td>
 <td class="objects">{{.Objects}}{{if .Queued}} ({{.Queued}} queued){{end}}{{if .Dropped}} ({{.Dropped}} dropped){{end}}</td>
 <td class="relists">{{if $.ShowRelists}}{{range relists .Relists}}{{.}}<br>{{else}}0{{end}}{{else}}n/a{{end}}</td>
-<td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}"><span class="name">{{.Name}}</span>: <span class="pending{{if .Pending}} lagging{{end}}">{{.Pending}} pending</span>, <span class="oldest">{{seconds .OldestPendingSeconds}}</span>{{if .BusySeconds}}, <span class="busy">busy {{seconds .BusySeconds}}</span>{{end}}{{if .Panics}}, <span class="panics">{{.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
+<td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}"><span class="name">{{.Name}}</span>: <span class="pending{{if .Stats.Pending}} lagging{{end}}">{{.Stats.Pending}} pending</span>, <span class="oldest">{{duration .Stats.OldestPending}}</span>{{if .Stats.Busy}}, <span class="busy">busy {{duration .Stats.Busy}}</span>{{end}}{{if .Stats.Panics}}, <span class="panics">{{.Stats.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
 </tr>
 {{- else}}
 <tr><td colspan="9">no informers</td></tr>

@@ -1,4 +1,4 @@
-package informer
+package statuspage
 
 import (
 	"encoding/json"
@@ -12,36 +12,43 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // statusFixture starts a factory with a synced configmaps informer whose
 // second handler is stuck, and a pods informer whose requests are
 // forbidden. Call the returned function to unblock the stuck handler.
-func statusFixture(t *testing.T) (*Factory, func()) {
+func statusFixture(t *testing.T) (*factory.Factory, func()) {
 	srv := fake.NewTestServer(t, fake.Options{})
 	for _, name := range []string{"a", "b"} {
-		srv.Create(t.Context(), newCM(name))
+		srv.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}})
 	}
 	podGVR := fake.Pods().GVR
 	if err := srv.FailNext(fake.Failure{Resource: podGVR, Times: 1000, Kind: fake.Forbidden}); err != nil {
 		t.Fatal(err)
 	}
-	f := NewFactory(FactoryOptions{})
+	f := factory.New(factory.Options{})
 	t.Cleanup(f.Shutdown)
-	cms, err := For(f, cmGVR.String(), Selection{}, fakeSource(srv), Options[*corev1.ConfigMap]{Name: "configmaps"})
+	cmGVR := fake.ConfigMaps().GVR
+	cms, err := factory.For(f, cmGVR.String(), factory.Selection{}, func(factory.Selection) cache.ListerWatcherWithContext {
+		return srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})
+	}, informer.Options[*corev1.ConfigMap]{Name: "configmaps"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms.AddHandler(HandlerFuncs[*corev1.ConfigMap]{}, HandlerOptions{})
+	cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{}, informer.HandlerOptions{})
 	block := make(chan struct{})
-	cms.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, HandlerOptions{})
-	_, err = For(f, podGVR.String(), Selection{Namespace: "team-a"}, func(s Selection) cache.ListerWatcherWithContext {
+	cms.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { <-block }}, informer.HandlerOptions{})
+	_, err = factory.For(f, podGVR.String(), factory.Selection{Namespace: "team-a"}, func(s factory.Selection) cache.ListerWatcherWithContext {
 		return srv.ListerWatcher(fake.LWOptions{Resource: podGVR, Namespace: s.Namespace})
-	}, Options[*corev1.Pod]{Name: "pods <team-a>"})
+	}, informer.Options[*corev1.Pod]{Name: "pods <team-a>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +77,7 @@ func TestStatusHandlerJSON(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f, unblock := statusFixture(t)
 		defer unblock()
-		h := StatusHandler(f, StatusOptions{Relists: func(name string) map[string]int64 {
+		h := Handler(f, Options{Relists: func(name string) map[string]int64 {
 			return map[string]int64{"None": int64(len(name))}
 		}})
 		for _, r := range []struct{ target, accept string }{{"/?format=json", ""}, {"/", "application/json"}} {
@@ -78,7 +85,7 @@ func TestStatusHandlerJSON(t *testing.T) {
 			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 				t.Fatalf("%v: content type %q", r, ct)
 			}
-			var rep StatusReport
+			var rep Report
 			if err := json.Unmarshal([]byte(body), &rep); err != nil {
 				t.Fatal(err)
 			}
@@ -86,16 +93,25 @@ func TestStatusHandlerJSON(t *testing.T) {
 				t.Fatalf("informers = %+v", rep.Informers)
 			}
 			cms, pods := rep.Informers[0], rep.Informers[1]
-			if cms.ID != "configmaps" || !cms.Healthy || !cms.Synced || cms.Phase != "watching" || cms.Objects != 2 ||
-				cms.ResourceVersion == "" || cms.Relists["None"] != int64(len("configmaps")) || len(cms.Handlers) != 2 {
+			if cms.ID != "configmaps" || !cms.Healthy || !cms.Synced || cms.Status.Phase != reflector.PhaseWatching || cms.Objects != 2 ||
+				cms.Status.LastSyncResourceVersion == "" || cms.Relists["None"] != int64(len("configmaps")) || len(cms.Handlers) != 2 ||
+				cms.Resource != "v1/configmaps" {
 				t.Errorf("configmaps = %+v", cms)
 			}
-			if hs := cms.Handlers[1]; hs.Pending != 1 || hs.OldestPendingSeconds != 3 || hs.BusySeconds != 3 || hs.Processed != 0 || hs.Synced {
+			if hs := cms.Handlers[1]; hs.Stats.Pending != 1 || hs.Stats.OldestPending != 3*time.Second || hs.Stats.Busy != 3*time.Second ||
+				hs.Stats.Processed != 0 || hs.Synced {
 				t.Errorf("stuck handler = %+v", hs)
 			}
-			if pods.ID != "pods-team-a" || pods.Healthy || pods.Synced || pods.Phase != "backoff" || pods.Reason != "Forbidden" ||
-				!strings.Contains(pods.LastError, "forbidden") || pods.Failures < 1 || pods.Namespace != "team-a" {
+			if pods.ID != "pods-team-a" || pods.Healthy || pods.Synced || pods.Status.Phase != reflector.PhaseBackoff ||
+				pods.Status.Reason != reflector.ReasonForbidden || pods.Status.LastError == nil ||
+				!strings.Contains(pods.Status.LastError.Error(), "forbidden") || pods.Status.Failures < 1 || pods.Namespace != "team-a" {
 				t.Errorf("pods = %+v", pods)
+			}
+			// The JSON names, as clients read them.
+			for _, want := range []string{`"phase": "backoff"`, `"reason": "Forbidden"`, `"oldestPendingSeconds": 3`, `"namespace": "team-a"`, `"resource": "v1/configmaps"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("JSON lacks %s", want)
+				}
 			}
 		}
 	})
@@ -105,7 +121,7 @@ func TestStatusHandlerHTML(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f, unblock := statusFixture(t)
 		defer unblock()
-		h := StatusHandler(f, StatusOptions{Title: "demo <status>", Refresh: 2 * time.Second})
+		h := Handler(f, Options{Title: "demo <status>", Refresh: 2 * time.Second})
 		resp, body := get(t, h, "/", "text/html,application/xhtml+xml,application/json;q=0.9")
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 			t.Fatalf("content type %q", ct)
@@ -153,7 +169,7 @@ func TestStatusIDs(t *testing.T) {
 }
 
 func TestStatusHandlerEmpty(t *testing.T) {
-	h := StatusHandler(NewFactory(FactoryOptions{}), StatusOptions{Refresh: -1})
+	h := Handler(factory.New(factory.Options{}), Options{Refresh: -1})
 	_, body := get(t, h, "/", "")
 	if !strings.Contains(body, "no informers") || strings.Contains(body, "http-equiv") {
 		t.Errorf("empty page:\n%s", body)

@@ -1,4 +1,4 @@
-package store_test
+package cache
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ func nsIndexers() cache.Indexers {
 
 // TestPodListerOnDropIn runs client-go's generated lister on the drop-in.
 func TestPodListerOnDropIn(t *testing.T) {
-	idx := store.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
+	idx := NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
 	for _, p := range []*corev1.Pod{
 		pod("a", "web", "", map[string]string{"app": "web"}),
 		pod("a", "db", "", map[string]string{"app": "db"}),
@@ -63,13 +63,13 @@ func TestDropInErrors(t *testing.T) {
 		run  func(cache.Indexer) error
 		want error
 	}{
-		{"key error is a KeyError", store.NewIndexer(boomKey, nil), func(i cache.Indexer) error { return i.Add(pod("a", "x", "", nil)) }, errBoom},
-		{"Get key error", store.NewIndexer(boomKey, nil), func(i cache.Indexer) error { _, _, err := i.Get(pod("a", "x", "", nil)); return err }, errBoom},
-		{"nil key func", store.NewIndexer(nil, nil), func(i cache.Indexer) error { return i.Update(pod("a", "x", "", nil)) }, store.ErrNoKeyFunc},
-		{"Replace key error", store.NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { return i.Replace([]any{"not an object"}, "1") }, nil},
-		{"index error is returned, not a panic", store.NewIndexer(cache.MetaNamespaceKeyFunc, failing), func(i cache.Indexer) error { return i.Add(pod("a", "bad", "", nil)) }, store.ErrIndexFunc},
-		{"ByIndex unknown index", store.NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { _, err := i.ByIndex("nope", "x"); return err }, store.ErrUnknownIndex},
-		{"AddIndexers conflict", store.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers()), func(i cache.Indexer) error { return i.AddIndexers(nsIndexers()) }, store.ErrIndexConflict},
+		{"key error is a KeyError", NewIndexer(boomKey, nil), func(i cache.Indexer) error { return i.Add(pod("a", "x", "", nil)) }, errBoom},
+		{"Get key error", NewIndexer(boomKey, nil), func(i cache.Indexer) error { _, _, err := i.Get(pod("a", "x", "", nil)); return err }, errBoom},
+		{"nil key func", NewIndexer(nil, nil), func(i cache.Indexer) error { return i.Update(pod("a", "x", "", nil)) }, store.ErrNoKeyFunc},
+		{"Replace key error", NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { return i.Replace([]any{"not an object"}, "1") }, nil},
+		{"index error is returned, not a panic", NewIndexer(cache.MetaNamespaceKeyFunc, failing), func(i cache.Indexer) error { return i.Add(pod("a", "bad", "", nil)) }, store.ErrIndexFunc},
+		{"ByIndex unknown index", NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { _, err := i.ByIndex("nope", "x"); return err }, store.ErrUnknownIndex},
+		{"AddIndexers conflict", NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers()), func(i cache.Indexer) error { return i.AddIndexers(nsIndexers()) }, store.ErrIndexConflict},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run(tc.idx)
@@ -90,7 +90,7 @@ func TestDropInErrors(t *testing.T) {
 }
 
 func TestDropInIndexersAndResync(t *testing.T) {
-	idx := store.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"nil": nil})
+	idx := NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"nil": nil})
 	_ = idx.Add(pod("a", "x", "n1", nil))
 	if vals := idx.ListIndexFuncValues("nil"); len(vals) != 0 {
 		t.Fatalf("nil index function yielded %v", vals)
@@ -112,7 +112,7 @@ func TestDropInIndexersAndResync(t *testing.T) {
 }
 
 func TestDropInTransaction(t *testing.T) {
-	idx := store.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
+	idx := NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
 	_ = idx.Add(pod("a", "gone", "", nil))
 	txns := []cache.Transaction{
 		{Type: cache.TransactionTypeAdd, Object: pod("a", "x", "", nil)},

@@ -1,4 +1,4 @@
-package informer
+package cache
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/dropin"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -51,7 +53,7 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 	if name == "" {
 		name = fmt.Sprintf("%T", exampleObject)
 	}
-	c := &compatInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
+	c := &listwatchInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
 	// An unstructured example with a kind accepts only that kind, as in
 	// client-go; the reflector drops and reports the others.
 	var rcfg reflector.Config[store.Object]
@@ -60,33 +62,37 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 			rcfg.ExpectedGVK = &gvk
 		}
 	}
-	inf, err := New(Options[store.Object]{
-		Name:              name,
-		Source:            reflector.FromListerWatcher(lw),
-		Reflector:         rcfg,
-		Transform:         c.transform,
-		OrderedQueue:      true,
-		Delivery:          InOrder,
-		ResyncPeriod:      options.ResyncPeriod,
-		WatchErrorHandler: c.watchError,
-		compat:            compatQuirks{syncingHandlers: true, onPanic: clientGoPanicHandlers},
-	})
-	if err != nil {
-		// New fails only on missing options or bad indexers, neither possible here.
-		panic(fmt.Sprintf("informer: building the drop-in informer: %v", err))
+	quirks := &dropin.Quirks[store.Object]{
+		SyncingHandlers: true,
+		OnPanic:         clientGoPanicHandlers,
+		Store:           func(st any) { c.indexer = &indexerView{s: st.(*store.Store[store.Object])} },
 	}
 	if t := reflect.TypeOf(exampleObject); t != nil {
-		inf.admit.check = func(obj store.Object) error {
+		quirks.Check = func(obj store.Object) error {
 			if got := reflect.TypeOf(obj); got != t {
 				return fmt.Errorf("expected an object of type %v, got %v", t, got)
 			}
 			return nil
 		}
 	}
+	inf, err := informer.New(informer.Options[store.Object]{
+		Name:              name,
+		Source:            reflector.FromListerWatcher(lw),
+		Reflector:         rcfg,
+		Transform:         c.transform,
+		OrderedQueue:      true,
+		Delivery:          informer.InOrder,
+		ResyncPeriod:      options.ResyncPeriod,
+		WatchErrorHandler: c.watchError,
+		Quirks:            quirks,
+	})
+	if err != nil {
+		// New fails only on missing options or bad indexers, neither possible here.
+		panic(fmt.Sprintf("cache: building the drop-in informer: %v", err))
+	}
 	c.inf = inf
-	c.indexer = &indexerView{s: inf.store}
 	if err := c.indexer.AddIndexers(options.Indexers); err != nil {
-		klog.Background().Error(err, "informer: indexers refused", "informer", name)
+		klog.Background().Error(err, "cache: indexers refused", "informer", name)
 	}
 	return c
 }
@@ -109,9 +115,10 @@ func clientGoPanicHandlers(ctx context.Context, r any) {
 	}
 }
 
-// compatInformer implements cache.SharedIndexInformer on Informer[store.Object].
-type compatInformer struct {
-	inf           *Informer[store.Object]
+// listwatchInformer implements cache.SharedIndexInformer on
+// informer.Informer[store.Object].
+type listwatchInformer struct {
+	inf           *informer.Informer[store.Object]
 	indexer       *indexerView
 	lw            cache.ListerWatcher
 	example       runtime.Object
@@ -125,13 +132,16 @@ type compatInformer struct {
 	// which expect one (client-go's default handler reads its name).
 	reflectorOnce sync.Once
 	reflectorView *cache.Reflector
+	// started is set by Run: SetTransform and the error handler may be
+	// set only before.
+	started atomic.Bool
 }
 
-var _ cache.SharedIndexInformer = (*compatInformer)(nil)
+var _ cache.SharedIndexInformer = (*listwatchInformer)(nil)
 
 var errStarted = errors.New("informer has already started")
 
-func (c *compatInformer) transform(obj store.Object) (store.Object, error) {
+func (c *listwatchInformer) transform(obj store.Object) (store.Object, error) {
 	t := c.transformFn.Load()
 	if t == nil {
 		return obj, nil
@@ -147,7 +157,7 @@ func (c *compatInformer) transform(obj store.Object) (store.Object, error) {
 	return o, nil
 }
 
-func (c *compatInformer) watchError(ctx context.Context, err error) {
+func (c *listwatchInformer) watchError(ctx context.Context, err error) {
 	h := c.errorHandler.Load()
 	if h == nil {
 		return
@@ -159,25 +169,19 @@ func (c *compatInformer) watchError(ctx context.Context, err error) {
 	(*h)(ctx, c.reflectorView, err)
 }
 
-func (c *compatInformer) started() bool {
-	c.inf.mu.Lock()
-	defer c.inf.mu.Unlock()
-	return c.inf.started
-}
-
-func (c *compatInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (c *listwatchInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	return c.AddEventHandlerWithOptions(h, cache.HandlerOptions{})
 }
 
-func (c *compatInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+func (c *listwatchInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
 	return c.AddEventHandlerWithOptions(h, cache.HandlerOptions{ResyncPeriod: &resync})
 }
 
 // AddEventHandlerWithOptions follows client-go's resync rules: nil takes the
 // informer's default, 0 means none, and an informer built without a resync
 // period resyncs no handler.
-func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	opts := HandlerOptions{ResyncPeriod: -1}
+func (c *listwatchInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	opts := informer.HandlerOptions{ResyncPeriod: -1}
 	if c.defaultResync > 0 {
 		resync := c.defaultResync
 		if o.ResyncPeriod != nil {
@@ -190,11 +194,11 @@ func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler
 	if o.Logger != nil {
 		opts.Logger = o.Logger
 	}
-	reg, err := c.inf.AddHandler(&untypedHandler{h: h, key: c.inf.key}, opts)
+	reg, err := c.inf.AddHandler(&untypedHandler{h: h}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", h)
 	}
-	return &compatRegistration{reg: reg, owner: c, name: c.name}, nil
+	return &registration{reg: reg, owner: c, name: c.name}, nil
 }
 
 // RemoveEventHandler removes a handler registered on this informer;
@@ -202,8 +206,8 @@ func (c *compatInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler
 // ignored: nothing is removed and, as client-go does (its own
 // TestSharedInformerRemoveForeignHandler requires it), nil is returned.
 // To wait until the handler has stopped, use cache.ShutDownEventHandler.
-func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
-	r, ok := handle.(*compatRegistration)
+func (c *listwatchInformer) RemoveEventHandler(handle cache.ResourceEventHandlerRegistration) error {
+	r, ok := handle.(*registration)
 	if !ok || r.owner != c {
 		return nil
 	}
@@ -211,27 +215,30 @@ func (c *compatInformer) RemoveEventHandler(handle cache.ResourceEventHandlerReg
 	return nil
 }
 
-func (c *compatInformer) GetStore() cache.Store           { return c.indexer }
-func (c *compatInformer) GetIndexer() cache.Indexer       { return c.indexer }
-func (c *compatInformer) GetController() cache.Controller { return compatController{c} }
-func (c *compatInformer) Run(stopCh <-chan struct{}) {
+func (c *listwatchInformer) GetStore() cache.Store           { return c.indexer }
+func (c *listwatchInformer) GetIndexer() cache.Indexer       { return c.indexer }
+func (c *listwatchInformer) GetController() cache.Controller { return controllerView{c} }
+func (c *listwatchInformer) Run(stopCh <-chan struct{}) {
 	c.RunWithContext(wait.ContextForChannel(stopCh))
 }
-func (c *compatInformer) RunWithContext(ctx context.Context) { _ = c.inf.Run(ctx) }
-func (c *compatInformer) HasSynced() bool                    { return c.inf.HasSynced() }
-func (c *compatInformer) LastSyncResourceVersion() string    { return c.inf.LastSyncResourceVersion() }
-func (c *compatInformer) IsStopped() bool                    { return c.inf.IsStopped() }
+func (c *listwatchInformer) RunWithContext(ctx context.Context) {
+	c.started.Store(true)
+	_ = c.inf.Run(ctx)
+}
+func (c *listwatchInformer) HasSynced() bool                 { return c.inf.HasSynced() }
+func (c *listwatchInformer) LastSyncResourceVersion() string { return c.inf.LastSyncResourceVersion() }
+func (c *listwatchInformer) IsStopped() bool                 { return c.inf.IsStopped() }
 
-func (c *compatInformer) HasSyncedChecker() cache.DoneChecker {
-	return doneChecker{name: c.name, done: c.inf.synced}
+func (c *listwatchInformer) HasSyncedChecker() cache.DoneChecker {
+	return doneChecker{name: c.name, done: c.inf.Synced()}
 }
 
-func (c *compatInformer) SetWatchErrorHandler(h cache.WatchErrorHandler) error {
+func (c *listwatchInformer) SetWatchErrorHandler(h cache.WatchErrorHandler) error {
 	return c.SetWatchErrorHandlerWithContext(func(_ context.Context, r *cache.Reflector, err error) { h(r, err) })
 }
 
-func (c *compatInformer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandlerWithContext) error {
-	if c.started() {
+func (c *listwatchInformer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandlerWithContext) error {
+	if c.started.Load() {
 		return errStarted
 	}
 	c.errorHandler.Store(&h)
@@ -240,8 +247,8 @@ func (c *compatInformer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandl
 
 // SetTransform sets the transform applied before objects are stored; nil
 // means none (controller-runtime sets nil when no transform is configured).
-func (c *compatInformer) SetTransform(t cache.TransformFunc) error {
-	if c.started() {
+func (c *listwatchInformer) SetTransform(t cache.TransformFunc) error {
+	if c.started.Load() {
 		return errStarted
 	}
 	if t == nil {
@@ -252,25 +259,26 @@ func (c *compatInformer) SetTransform(t cache.TransformFunc) error {
 	return nil
 }
 
-func (c *compatInformer) AddIndexers(indexers cache.Indexers) error {
+func (c *listwatchInformer) AddIndexers(indexers cache.Indexers) error {
 	if c.inf.IsStopped() {
 		return errors.New("indexer was not added because it has stopped already")
 	}
 	return c.indexer.AddIndexers(indexers)
 }
 
-// compatController is what GetController returns: client-go's Controller
+// controllerView is what GetController returns: client-go's Controller
 // view of the same informer.
-type compatController struct{ c *compatInformer }
+type controllerView struct{ c *listwatchInformer }
 
-func (cc compatController) RunWithContext(ctx context.Context) { cc.c.RunWithContext(ctx) }
-func (cc compatController) Run(stopCh <-chan struct{})         { cc.c.Run(stopCh) }
-func (cc compatController) HasSynced() bool                    { return cc.c.HasSynced() }
-func (cc compatController) LastSyncResourceVersion() string    { return cc.c.LastSyncResourceVersion() }
+func (cc controllerView) RunWithContext(ctx context.Context) { cc.c.RunWithContext(ctx) }
+func (cc controllerView) Run(stopCh <-chan struct{})         { cc.c.Run(stopCh) }
+func (cc controllerView) HasSynced() bool                    { return cc.c.HasSynced() }
+func (cc controllerView) LastSyncResourceVersion() string    { return cc.c.LastSyncResourceVersion() }
 
-type compatRegistration struct {
-	reg   *Registration[store.Object]
-	owner *compatInformer
+// registration is a handler's client-go registration handle.
+type registration struct {
+	reg   *informer.Registration[store.Object]
+	owner *listwatchInformer
 	name  string
 }
 
@@ -278,11 +286,11 @@ type compatRegistration struct {
 // call is in progress: after RemoveEventHandler (at once if the informer
 // never ran) or when the informer stops. cache.ShutDownEventHandler waits
 // on it.
-func (r *compatRegistration) ShutdownChan() <-chan struct{} { return r.reg.done }
+func (r *registration) ShutdownChan() <-chan struct{} { return r.reg.Done() }
 
-func (r *compatRegistration) HasSynced() bool { return r.reg.HasSynced() }
-func (r *compatRegistration) HasSyncedChecker() cache.DoneChecker {
-	return doneChecker{name: r.name + " handler", done: r.reg.l.synced}
+func (r *registration) HasSynced() bool { return r.reg.HasSynced() }
+func (r *registration) HasSyncedChecker() cache.DoneChecker {
+	return doneChecker{name: r.name + " handler", done: r.reg.Synced()}
 }
 
 type doneChecker struct {
@@ -293,12 +301,12 @@ type doneChecker struct {
 func (d doneChecker) Name() string          { return d.name }
 func (d doneChecker) Done() <-chan struct{} { return d.done }
 
-// untypedHandler adapts client-go's ResourceEventHandler to Handler: a
-// deletion whose final state is unknown arrives wrapped in
-// cache.DeletedFinalStateUnknown, as client-go handlers expect.
+// untypedHandler adapts client-go's ResourceEventHandler to
+// informer.Handler: a deletion whose final state is unknown arrives
+// wrapped in cache.DeletedFinalStateUnknown, with the store's key, as
+// client-go handlers expect.
 type untypedHandler struct {
-	h   cache.ResourceEventHandler
-	key func(store.Object) (string, error)
+	h cache.ResourceEventHandler
 }
 
 func (u *untypedHandler) OnAdd(obj store.Object, initial bool) { u.h.OnAdd(obj, initial) }
@@ -308,8 +316,8 @@ func (u *untypedHandler) OnDelete(obj store.Object, unknown bool) {
 		u.h.OnDelete(obj)
 		return
 	}
-	key, _ := u.key(obj)
+	key, _ := store.NamespacedKey(obj)
 	u.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: obj})
 }
 
-func (cc compatController) HasSyncedChecker() cache.DoneChecker { return cc.c.HasSyncedChecker() }
+func (cc controllerView) HasSyncedChecker() cache.DoneChecker { return cc.c.HasSyncedChecker() }

@@ -1,4 +1,4 @@
-package informer
+package cache
 
 import (
 	"context"
@@ -60,8 +60,8 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		var lines logLines
-		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), lines.loggerWith(funcr.Options{LogCaller: funcr.All})))
+		var lines informertest.LogLines
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), lines.LoggerWith(funcr.Options{LogCaller: funcr.All})))
 		done := make(chan struct{})
 		go func() { defer close(done); inf.RunWithContext(ctx) }()
 		defer func() { cancel(); <-done }()
@@ -80,8 +80,8 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 		if !slices.Equal(reported, []any{"fake panic"}) {
 			t.Fatalf("panic handlers got %q, want one \"fake panic\"", reported)
 		}
-		got := lines.matching("Observed a panic")
-		caller := fmt.Sprintf(`"caller"={"file"="compat_panic_test.go" "line"=%d}`, panicLine)
+		got := lines.Matching("Observed a panic")
+		caller := fmt.Sprintf(`"caller"={"file"="sharedinformer_panic_test.go" "line"=%d}`, panicLine)
 		// Run's logger as Run got it: client-go's log line has no name.
 		if len(got) != 1 || !strings.Contains(got[0], caller) || !strings.Contains(got[0], "fake panic") ||
 			strings.Contains(got[0], "*v1.ConfigMap") {
@@ -106,8 +106,8 @@ func TestCompatHandlerPanicsWithHandlerLoggers(t *testing.T) {
 			srv.Create(t.Context(), newCM(fmt.Sprint("o", i)))
 		}
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
-		var lines logLines
-		base := lines.logger()
+		var lines informertest.LogLines
+		base := lines.Logger()
 		var regs []cache.ResourceEventHandlerRegistration
 		for _, name := range []string{"handler-1", "handler-2"} {
 			logger := base.WithName(name)
@@ -133,8 +133,8 @@ func TestCompatHandlerPanicsWithHandlerLoggers(t *testing.T) {
 			}
 		}
 		for _, name := range []string{"handler-1", "handler-2"} {
-			if n := len(lines.matching(name + ` "msg"="Observed a panic"`)); n != objects {
-				t.Errorf("%s: %d panics logged with its logger, want %d; log: %q", name, n, objects, lines.matching(""))
+			if n := len(lines.Matching(name + ` "msg"="Observed a panic"`)); n != objects {
+				t.Errorf("%s: %d panics logged with its logger, want %d; log: %q", name, n, objects, lines.Matching(""))
 			}
 		}
 	})

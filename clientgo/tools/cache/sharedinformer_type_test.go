@@ -1,4 +1,4 @@
-package informer
+package cache
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/informertest"
 	"github.com/listwatch/listwatch/reflector"
 )
@@ -72,7 +73,7 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 				runSII(t, inf)
 				srv.Create(t.Context(), newCM("intruder"))
 				synctest.Wait()
-				if li, ok := inf.(*compatInformer); ok {
+				if li, ok := inf.(*listwatchInformer); ok {
 					// The foreign object's resource version does not count.
 					done, cancel := context.WithCancel(t.Context())
 					cancel()
@@ -93,8 +94,8 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 				slices.Sort(keys)
 				transcripts[im.name] = append(h.Take(), keys...)
 				if im.name == "listwatch" {
-					li := inf.(*compatInformer).inf
-					var de *DropError
+					li := inf.(*listwatchInformer).inf
+					var de *informer.DropError
 					if st := li.Status(); li.Dropped() != 1 || !errors.As(st.LastError, &de) ||
 						de.Reason != reflector.ReasonUnexpectedType || de.Key != "ns/intruder" {
 						t.Fatalf("Dropped %d, Status %+v: want the Pod reported", li.Dropped(), st)

@@ -1,4 +1,4 @@
-package retrywatcher
+package watch
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/listwatch/listwatch/internal/listobj"
+	"github.com/listwatch/listwatch/retrywatcher"
 )
 
 // ConditionFunc and PreconditionFunc are client-go's, so conditions written
@@ -22,6 +25,21 @@ type (
 // ErrWatchClosed is client-go's error for a watch that closed before every
 // condition was met.
 var ErrWatchClosed = watchtools.ErrWatchClosed
+
+// RetryWatcher is listwatch's (package retrywatcher), which
+// NewRetryWatcherWithContext returns: code that names client-go's concrete
+// *watch.RetryWatcher keeps compiling.
+type RetryWatcher = retrywatcher.RetryWatcher
+
+// NewRetryWatcherWithContext is client-go's
+// tools/watch.NewRetryWatcherWithContext on listwatch's RetryWatcher: it
+// watches from initialResourceVersion, which must be a positive decimal
+// integer (not "" or "0", which client-go refuses too, nor anything
+// kube-apiserver would refuse to watch from). Differences from client-go:
+// see package retrywatcher ("Differences from client-go").
+func NewRetryWatcherWithContext(ctx context.Context, initialResourceVersion string, w cache.WatcherWithContext) (*RetryWatcher, error) {
+	return retrywatcher.New(ctx, retrywatcher.Options{ResourceVersion: initialResourceVersion, Watcher: w})
+}
 
 // Until watches from initialResourceVersion through a RetryWatcher until each
 // condition in turn is met, and returns the last event seen. It survives
@@ -51,7 +69,7 @@ func UntilWithSync(ctx context.Context, lw cache.ListerWatcher, objType runtime.
 	if err != nil {
 		return nil, err
 	}
-	items, rv, err := listItems(list)
+	items, rv, err := listobj.Items(list)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +84,7 @@ func UntilWithSync(ctx context.Context, lw cache.ListerWatcher, objType runtime.
 			return nil, err
 		}
 	}
-	rw, err := New(ctx, Options{ResourceVersion: rv, Watcher: lwc, Lister: lwc, Known: items})
+	rw, err := retrywatcher.New(ctx, retrywatcher.Options{ResourceVersion: rv, Watcher: lwc, Lister: lwc, Known: items})
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
-package retrywatcher
+package watch
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/listwatch/listwatch/fake"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,11 +25,39 @@ func rvIs(rv string) ConditionFunc {
 	}
 }
 
+// server is a fake apiserver holding ConfigMaps o0..o9 (resource versions
+// 1..10), and its lister-watcher.
+func server(t *testing.T) (*fake.Server, *fake.ListerWatcher) {
+	srv := fake.NewTestServer(t, fake.Options{})
+	for i := range 10 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("o%d", i)}}
+		if _, err := srv.Create(t.Context(), cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srv, srv.ListerWatcher(fake.LWOptions{Resource: fake.ConfigMaps().GVR})
+}
+
+// touch updates o<i>, giving it the next resource version.
+func touch(t *testing.T, srv *fake.Server, i int) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("o%d", i)},
+		Data: map[string]string{"n": strconv.Itoa(i)}}
+	if _, err := srv.Update(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Until follows the watch across cuts (every watch here closes after three
+// events) until each condition in turn is met.
 func TestUntil(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := &logServer{base: 10, cutAfter: 3}
-		srv.record(10)
-		lw := &cache.ListWatch{WatchFuncWithContext: srv.WatchWithContext}
+		srv, lw := server(t)
+		if err := srv.InjectWatchFault(fake.WatchFault{CloseAfterEvents: 3}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			touch(t, srv, i)
+		}
 		ev, err := Until(t.Context(), "10", lw, rvIs("13"), rvIs("19"))
 		if err != nil {
 			t.Fatal(err)
@@ -34,15 +65,12 @@ func TestUntil(t *testing.T) {
 		if got := ev.Object.(*corev1.ConfigMap).ResourceVersion; got != "19" {
 			t.Fatalf("last event rv = %s, want 19", got)
 		}
-		srv.wg.Wait()
 	})
 }
 
 func TestUntilWithSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := &logServer{base: 10}
-		srv.record(10)
-		lw := &cache.ListWatch{ListWithContextFunc: srv.ListWithContext, WatchFuncWithContext: srv.WatchWithContext}
+		_, lw := server(t)
 		// The precondition sees the listed objects.
 		stop := errors.New("stop")
 		_, err := UntilWithSync(t.Context(), lw, &corev1.ConfigMap{}, func(s cache.Store) (bool, error) {
@@ -58,10 +86,9 @@ func TestUntilWithSync(t *testing.T) {
 		ev, err := UntilWithSync(t.Context(), lw, &corev1.ConfigMap{}, nil, func(ev watch.Event) (bool, error) {
 			return ev.Type == watch.Added && ev.Object.(*corev1.ConfigMap).Name == "o5", nil
 		})
-		if err != nil || ev.Object.(*corev1.ConfigMap).ResourceVersion != "15" {
+		if err != nil || ev.Object.(*corev1.ConfigMap).ResourceVersion != "6" {
 			t.Fatalf("got %v, %v", ev, err)
 		}
-		srv.wg.Wait()
 	})
 }
 

@@ -7,20 +7,31 @@ import (
 	"k8s.io/utils/clock"
 
 	cgworkqueue "k8s.io/client-go/util/workqueue"
+
+	"github.com/listwatch/listwatch/workqueue"
 )
 
-// Compile-time proof that Typed is a drop-in for client-go's interfaces and
-// that our limiters are client-go limiters (and vice versa).
+// Compile-time proof that listwatch's queue is a drop-in for client-go's
+// interfaces and that its limiters are client-go limiters (and vice versa).
 var (
-	_ cgworkqueue.TypedRateLimitingInterface[string] = (*Typed[string])(nil)
-	_ cgworkqueue.TypedRateLimiter[string]           = RateLimiter[string](nil)
-	_ RateLimiter[string]                            = cgworkqueue.TypedRateLimiter[string](nil)
+	_ cgworkqueue.TypedRateLimitingInterface[string] = (*workqueue.Typed[string])(nil)
+	_ cgworkqueue.TypedRateLimiter[string]           = workqueue.RateLimiter[string](nil)
+	_ workqueue.RateLimiter[string]                  = cgworkqueue.TypedRateLimiter[string](nil)
+)
+
+// Typed is listwatch's queue (package workqueue), which client-go's
+// constructors of this package return: client-go code that names the
+// concrete *workqueue.Typed[T] keeps compiling. Type is Typed at any, as
+// in client-go.
+type (
+	Typed[T comparable] = workqueue.Typed[T]
+	Type                = Typed[any]
 )
 
 // NewTyped is the drop-in for client-go's workqueue.NewTyped: an unnamed
 // queue without metrics on the real clock.
 func NewTyped[T comparable]() *Typed[T] {
-	return New(context.Background(), Options[T]{})
+	return workqueue.New(context.Background(), workqueue.Options[T]{})
 }
 
 // NewTypedWithConfig is the drop-in for client-go's constructor of the same
@@ -28,11 +39,11 @@ func NewTyped[T comparable]() *Typed[T] {
 // stores and orders the ready items, called as client-go calls it (see
 // "Custom storage" in the package documentation).
 func NewTypedWithConfig[T comparable](config cgworkqueue.TypedQueueConfig[T]) *Typed[T] {
-	return New(context.Background(), Options[T]{
+	return workqueue.New(context.Background(), workqueue.Options[T]{
 		Name:            config.Name,
 		MetricsProvider: config.MetricsProvider,
 		Clock:           clockOrNil(config.Clock),
-		queue:           config.Queue,
+		Storage:         config.Queue,
 	})
 }
 
@@ -54,7 +65,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config cgworkqueue.TypedDelay
 	if config.Queue != nil {
 		klog.FromContext(ctx).Info("workqueue: TypedDelayingQueueConfig.Queue is not supported and is ignored", "queue", config.Name)
 	}
-	return New(ctx, Options[T]{
+	return workqueue.New(ctx, workqueue.Options[T]{
 		Name:            config.Name,
 		MetricsProvider: config.MetricsProvider,
 		Clock:           clockOrNil(config.Clock),
@@ -65,7 +76,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config cgworkqueue.TypedDelay
 // the same name. limiter may come from this package or from client-go; nil
 // means DefaultControllerRateLimiter. Remember to call Forget.
 func NewTypedRateLimitingQueue[T comparable](limiter cgworkqueue.TypedRateLimiter[T]) cgworkqueue.TypedRateLimitingInterface[T] {
-	return New(context.Background(), Options[T]{RateLimiter: limiter})
+	return workqueue.New(context.Background(), workqueue.Options[T]{RateLimiter: limiter})
 }
 
 // NewTypedRateLimitingQueueWithConfig is the drop-in for client-go's
@@ -74,12 +85,12 @@ func NewTypedRateLimitingQueue[T comparable](limiter cgworkqueue.TypedRateLimite
 // wraps it and only adds the rate limiting, as client-go does.
 func NewTypedRateLimitingQueueWithConfig[T comparable](limiter cgworkqueue.TypedRateLimiter[T], config cgworkqueue.TypedRateLimitingQueueConfig[T]) cgworkqueue.TypedRateLimitingInterface[T] {
 	if limiter == nil {
-		limiter = DefaultControllerRateLimiter[T]()
+		limiter = workqueue.DefaultControllerRateLimiter[T]()
 	}
 	if config.DelayingQueue != nil {
 		return &rateLimitedWrapper[T]{TypedDelayingInterface: config.DelayingQueue, limiter: limiter}
 	}
-	return New(context.Background(), Options[T]{
+	return workqueue.New(context.Background(), workqueue.Options[T]{
 		Name:            config.Name,
 		MetricsProvider: config.MetricsProvider,
 		Clock:           clockOrNil(config.Clock),
@@ -90,7 +101,7 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](limiter cgworkqueue.Typed
 // rateLimitedWrapper adds rate limiting to a foreign delaying queue.
 type rateLimitedWrapper[T comparable] struct {
 	cgworkqueue.TypedDelayingInterface[T]
-	limiter RateLimiter[T] // never nil
+	limiter workqueue.RateLimiter[T] // never nil
 }
 
 func (w *rateLimitedWrapper[T]) AddRateLimited(item T) { w.AddAfter(item, w.limiter.When(item)) }
@@ -101,7 +112,7 @@ func (w *rateLimitedWrapper[T]) NumRequeues(item T) int {
 
 // clockOrNil converts a possibly nil client-go clock without producing a
 // non-nil interface that holds nil.
-func clockOrNil(c clock.WithTicker) Clock {
+func clockOrNil(c clock.WithTicker) workqueue.Clock {
 	if c == nil {
 		return nil
 	}

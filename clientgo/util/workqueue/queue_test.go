@@ -5,6 +5,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/listwatch/listwatch/workqueue"
+	"github.com/listwatch/listwatch/workqueue/workqueuetest"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -14,12 +16,12 @@ import (
 // TestScenarioMetrics runs one metrics scenario against both queues, built
 // through the config constructors with the same fake provider.
 func TestScenarioMetrics(t *testing.T) {
-	ctors := map[string]func(p MetricsProvider) cgQueue{
-		"listwatch": func(p MetricsProvider) cgQueue {
+	ctors := map[string]func(p cgworkqueue.MetricsProvider) cgQueue{
+		"listwatch": func(p cgworkqueue.MetricsProvider) cgQueue {
 			return NewTypedRateLimitingQueueWithConfig[string](nil,
 				cgworkqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: p})
 		},
-		"client-go": func(p MetricsProvider) cgQueue {
+		"client-go": func(p cgworkqueue.MetricsProvider) cgQueue {
 			return cgworkqueue.NewTypedRateLimitingQueueWithConfig(cgworkqueue.DefaultTypedControllerRateLimiter[string](),
 				cgworkqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: p})
 		},
@@ -27,30 +29,30 @@ func TestScenarioMetrics(t *testing.T) {
 	for name, newQ := range ctors {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				p := &fakeProvider{}
+				p := &workqueuetest.Provider{}
 				q := newQ(p)
 				defer q.ShutDown()
 				q.Add("a")
 				q.Add("b")
 				q.Add("a")
-				expectValue(t, "adds", &p.adds, 2)
-				expectValue(t, "depth", &p.depth, 2)
+				p.Adds.ExpectValue(t, "adds", 2)
+				p.Depth.ExpectValue(t, "depth", 2)
 				time.Sleep(time.Second)
 				a, _ := q.Get()
 				q.Add("a") // while processing: counted, queued at Done
-				expectValue(t, "adds", &p.adds, 3)
+				p.Adds.ExpectValue(t, "adds", 3)
 				time.Sleep(2 * time.Second)
 				q.Done(a)
-				expectObs(t, "latency", &p.latency, 1)
-				expectObs(t, "work duration", &p.work, 2)
+				p.Latency.ExpectObs(t, "latency", 1)
+				p.Work.ExpectObs(t, "work duration", 2)
 				b, _ := q.Get()
 				time.Sleep(1200 * time.Millisecond)
 				synctest.Wait()
-				expectValue(t, "longest running", &p.longest, 1)
+				p.Longest.ExpectValue(t, "longest running", 1)
 				q.Done(b)
 				q.AddRateLimited("c")
 				q.AddAfter("d", time.Second)
-				expectValue(t, "retries", &p.retries, 2)
+				p.Retries.ExpectValue(t, "retries", 2)
 			})
 		})
 	}
@@ -95,7 +97,7 @@ func TestRateLimitingWithCustomDelayingQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inner := cgworkqueue.NewTypedDelayingQueue[string]()
 		q := NewTypedRateLimitingQueueWithConfig(
-			NewItemExponentialRateLimiter[string](time.Second, time.Minute),
+			workqueue.NewItemExponentialRateLimiter[string](time.Second, time.Minute),
 			cgworkqueue.TypedRateLimitingQueueConfig[string]{DelayingQueue: inner})
 		defer q.ShutDown()
 		q.AddRateLimited("a")
@@ -134,3 +136,5 @@ func TestUnsupportedConfigFieldsAreIgnored(t *testing.T) {
 		t.Fatal("NewTypedDelayingQueue lost an item")
 	}
 }
+
+type cgQueue = cgworkqueue.TypedRateLimitingInterface[string]

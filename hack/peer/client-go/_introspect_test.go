@@ -51,7 +51,7 @@ func which(i SharedInformer) (v reflect.Value, clientGo bool) {
 	switch t := fmt.Sprintf("%T", i); t {
 	case "*cache.sharedIndexInformer":
 		return v, true
-	case "*informer.compatInformer":
+	case "*cache.listwatchInformer":
 		return field(v, "inf"), false // *informer.Informer[store.Object]
 	default:
 		panic("peer harness: unknown informer type " + t)
