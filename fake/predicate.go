@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,14 +33,17 @@ type predicate struct {
 
 // newPredicate parses the selectors of opts, answering bad ones with the
 // 400 Bad Request kube-apiserver gives; a shard selector counts under the
-// ShardSelectors mode (a bad one is the server's 500, as its registry
-// returns a plain error).
+// ShardSelectors mode (a bad one is the server's 500 without a reason, as
+// its registry returns a plain error).
 func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions, shards ShardSelectorMode) (predicate, error) {
 	p := predicate{res: r, namespace: namespace, label: labels.Everything(), field: fields.Everything()}
 	if opts.ShardSelector != "" && shards != ShardSelectorsIgnored {
 		reqs, err := shardsel.Parse(opts.ShardSelector)
 		if err != nil {
-			return p, apierrors.NewInternalError(fmt.Errorf("invalid shard selector: %w", err))
+			// The registry's plain error, which the server answers as a
+			// 500 with no reason.
+			return p, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+				Code: http.StatusInternalServerError, Message: "invalid shard selector: " + err.Error()}}
 		}
 		p.shard, p.echo = sharding.NewSelector(reqs...), shards == ShardSelectorsApplied
 	}
