@@ -101,8 +101,9 @@
 // return new assignments and leave the receiver unchanged. Computing an
 // assignment starts no goroutine and reads no clock.
 //
-// [Member.Run] starts a client-go Lease informer (its goroutines end before
-// Run returns) and does everything else on its own goroutine: renewals,
+// [Member.Run] starts a listwatch informer on the ring's Leases (its
+// goroutines end before Run returns) and does everything else on its own
+// goroutine: renewals,
 // liveness, OnChange calls, which are therefore sequential and in order. A
 // slow OnChange delays renewals, so it must hand work off rather than do it.
 // [Member.Assignment] and [Member.Status] may be called from any goroutine.

@@ -8,9 +8,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 )
@@ -23,8 +21,8 @@ type runner struct {
 	clock clock.WithTicker
 	// leases writes the Leases of the ring's namespace.
 	leases coordinationclient.LeaseInterface
-	// lister reads the Lease informer's cache (the ring's Leases only).
-	lister coordinationlisters.LeaseNamespaceLister
+	// cached lists the Lease informer's cache: the ring's Leases only.
+	cached func() []*coordinationv1.Lease
 	// view turns peers into Changes.
 	view view
 	// lease is our Lease as last written (for the next Update), nil when
@@ -88,10 +86,7 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 // peers reads the ring's Leases from the informer's cache, our own replaced
 // by what we last wrote.
 func (r *runner) peers() []Peer {
-	ls, err := r.lister.List(labels.SelectorFromSet(labels.Set{RingLabel: r.m.opts.Ring}))
-	if err != nil { // a lister over a cache does not fail
-		r.m.log.Error(err, "Listing the ring's Leases from the cache")
-	}
+	ls := r.cached()
 	out := make([]Peer, 0, len(ls)+1)
 	for _, l := range ls {
 		if p, ok := PeerFromLease(l); ok && p.Identity != r.self.Identity && p.Identity != r.m.opts.Identity {
