@@ -73,6 +73,13 @@ type Options struct {
 	// plausible approximation of server-side apply's (see managed.go), not
 	// an exact one. Empty (the default) stores no managedFields.
 	FieldManager string
+	// UIDSeed, when non-zero, makes the UIDs of created objects random
+	// version-4 UUIDs, as kube-apiserver's are, drawn from a generator
+	// seeded with it (the same seed and writes give the same UIDs). Zero
+	// (the default) numbers them, 00000000-0000-0000-0000-000000000001 and
+	// on, which hash (FNV-1a, shard selectors on metadata.uid) into a few
+	// neighbouring slices only.
+	UIDSeed uint64
 	// ShardSelectors says what the server does with a request's KEP-5866
 	// shard selector (metav1.ListOptions.ShardSelector); the zero value is
 	// a server without the ShardedListAndWatch gate, which ignores it.

@@ -177,3 +177,31 @@ func status(err error) int32 {
 	}
 	return 0
 }
+
+// TestUIDSeed: with a seed, UIDs are version-4 UUIDs, reproducible, and
+// spread over the hash space (every eighth of it holds some of 64).
+func TestUIDSeed(t *testing.T) {
+	uids := func(seed uint64) []string {
+		srv := newTestServer(t, Options{UIDSeed: seed})
+		var out []string
+		for i := range 64 {
+			out = append(out, string(mustCreate(t, srv, newPod("ns", fmt.Sprintf("p%02d", i), nil)).(*corev1.Pod).UID))
+		}
+		return out
+	}
+	a, b := uids(7), uids(7)
+	equalStrings(t, "same seed", a, b)
+	eighths := map[int]bool{}
+	for _, u := range a {
+		if len(u) != 36 || u[14] != '4' || !strings.ContainsRune("89ab", rune(u[19])) {
+			t.Fatalf("uid %q is not a version-4 UUID", u)
+		}
+		eighths[strings.IndexByte("0123456789abcdef", sharding.HashField(u)[0])/2] = true
+	}
+	if len(eighths) != 8 {
+		t.Fatalf("64 uids fall in %d eighths of the hash space", len(eighths))
+	}
+	if slices.Equal(a, uids(8)) {
+		t.Fatal("another seed gave the same uids")
+	}
+}

@@ -123,10 +123,12 @@
 // (k8s.io/utils/clock/testing): joins, renewals, a peer that stops
 // renewing, a member whose renewals fail (it counts itself out when its own
 // Lease lapses), release on shutdown; goleak checks that nothing is left
-// running. Source is checked against a fake lister-watcher that applies
-// selectors (apimachinery's Matches, echoing ShardInfo) and one that
-// ignores them, and end to end under a listwatch informer on the fake
-// clientset through two reassignments. Without -short, two tests start a
+// running. Source is checked against listwatch's fake apiserver
+// (package fake, random uids) serving shard selectors as a server with the
+// ShardedListAndWatch gate does (applied, ShardInfo echoed), without
+// echoing them, or ignoring them, and end to end under a listwatch
+// informer through two reassignments; test/conformance holds fake/'s
+// selectors to kube-apiserver's. Without -short, two tests start a
 // real kube-apiserver (internal/testapiserver): TestRealServer checks the
 // selectors, ShardInfo and both Source modes with the ShardedListAndWatch
 // gate on and off; TestRealRing runs Members on real Leases with Sources
