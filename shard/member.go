@@ -120,7 +120,7 @@ func (m *Member) Run(ctx context.Context) error {
 		return errors.New("shard: Member.Run called twice")
 	}
 	r := &runner{m: m, clock: m.opts.Clock, view: view{self: m.opts.Identity, slices: m.opts.Slices,
-		fenced: m.opts.Fenced, margin: m.opts.SkewMargin}}
+		fenced: m.opts.Fenced, margin: m.opts.SkewMargin, settle: m.opts.JoinWindow}}
 	r.leases = m.opts.Client.CoordinationV1().Leases(m.opts.Namespace)
 
 	// The ring's Leases, through listwatch's own informer (paginated

@@ -109,7 +109,10 @@ func (r *runner) evaluate() time.Time {
 	if changed {
 		r.publish(c)
 	}
-	agreed, fp := r.view.agreed(peers, now), r.view.cur.Fingerprint()
+	agreed, fp := r.view.agreed(peers, now), ""
+	if r.view.cur != nil { // nil while the ring settles
+		fp = r.view.cur.Fingerprint()
+	}
 	r.m.setStatus(func(s *Status) { s.Conflicts, s.Agreed, s.Fingerprint = conflicts, agreed, fp })
 	return next
 }
