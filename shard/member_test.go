@@ -167,10 +167,10 @@ func TestMembersAgreeAndTakeOver(t *testing.T) {
 		}
 		owned := cb.Assignment.Owned("b")
 
-		// Each announces its assignment at its next renewal; then both
-		// see that the ring agrees.
-		if a.m.Status().Agreed {
-			t.Fatal("a agrees before b announced anything")
+		// b announced its first assignment at once, a announces the new
+		// one at its next renewal; then both see that the ring agrees.
+		if b.m.Status().Agreed {
+			t.Fatal("b agrees before a announced the new assignment")
 		}
 		step(clk, 5*time.Second)
 		sa, sb := a.m.Status(), b.m.Status()
@@ -430,9 +430,10 @@ func TestMemberMetrics(t *testing.T) {
 		a.stop(t)
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		// Join (64 gained), then leave (64 lost); two renewals; the ghost
-		// collected.
-		if m.members != 0 || m.owned != 0 || m.gained != 64 || m.lost != 64 || m.renewals != 2 ||
+		// Join (64 gained), then leave (64 lost); three renewals (the
+		// first write, the first assignment's announcement at once, one
+		// renewal); the ghost collected.
+		if m.members != 0 || m.owned != 0 || m.gained != 64 || m.lost != 64 || m.renewals != 3 ||
 			m.failedRenewals != 0 || m.collections != 1 {
 			t.Fatalf("metrics: %+v", m)
 		}

@@ -55,7 +55,10 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 		var expired <-chan time.Time
 		if synced == nil {
 			next := r.evaluate()
-			if r.view.fenced && r.view.cur != nil && r.view.cur.Fingerprint() != r.announced {
+			if r.view.cur != nil && (r.view.fenced && r.view.cur.Fingerprint() != r.announced || r.announced == "") {
+				// Fenced members announce every assignment at once; every
+				// member announces its first at once, so that a joiner
+				// finds the ring established (view.settling).
 				r.renew(ctx)
 			}
 			if expiry != nil {
