@@ -14,8 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/testapiserver"
@@ -24,10 +26,28 @@ import (
 )
 
 // counting passes lists and watches on and counts list requests (pages
-// included) and the objects they carried.
+// and streaming lists included) and the objects they carried.
 type counting struct {
 	cache.ListerWatcherWithContext
 	lists, objects atomic.Int64
+}
+
+func (c *counting) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := c.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil || !ptr.Deref(opts.SendInitialEvents, false) {
+		return w, err
+	}
+	c.lists.Add(1)
+	initial := true
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		if o, ok := ev.Object.(metav1.Object); ok && ev.Type == watch.Bookmark && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			initial = false
+		}
+		if initial && ev.Type == watch.Added {
+			c.objects.Add(1)
+		}
+		return ev, true
+	}), nil
 }
 
 func (c *counting) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
