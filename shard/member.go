@@ -141,6 +141,7 @@ func (m *Member) Run(ctx context.Context) error {
 	}
 	r.cached = inf.Reader().List
 	poke := make(chan struct{}, 1)
+	r.ho = newHandover(func() { signal(poke) })
 	wake := func(*coordinationv1.Lease) { signal(poke) }
 	if _, err := inf.AddHandler(informer.HandlerFuncs[*coordinationv1.Lease]{
 		AddFunc:    func(l *coordinationv1.Lease, _ bool) { wake(l) },

@@ -38,16 +38,9 @@ func (c *counting) WatchWithContext(ctx context.Context, opts metav1.ListOptions
 		return w, err
 	}
 	c.lists.Add(1)
-	initial := true
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		if o, ok := ev.Object.(metav1.Object); ok && ev.Type == watch.Bookmark && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-			initial = false
-		}
-		if initial && ev.Type == watch.Added {
-			c.objects.Add(1)
-		}
-		return ev, true
-	}), nil
+	cw := &countingWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go cw.run(&c.objects)
+	return cw, nil
 }
 
 func (c *counting) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -57,6 +50,47 @@ func (c *counting) ListWithContext(ctx context.Context, opts metav1.ListOptions)
 		c.objects.Add(int64(meta.LenList(l)))
 	}
 	return l, err
+}
+
+// countingWatch passes a streaming list's events on and counts its
+// initial objects.
+type countingWatch struct {
+	inner    watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func (w *countingWatch) ResultChan() <-chan watch.Event { return w.out }
+func (w *countingWatch) Stop()                          { w.stopOnce.Do(func() { close(w.stop) }) }
+
+func (w *countingWatch) run(objects *atomic.Int64) {
+	defer close(w.out)
+	defer w.inner.Stop()
+	initial := true
+	for {
+		var ev watch.Event
+		select {
+		case e, ok := <-w.inner.ResultChan():
+			if !ok {
+				return
+			}
+			ev = e
+		case <-w.stop:
+			return
+		}
+		if o, ok := ev.Object.(metav1.Object); ok && ev.Type == watch.Bookmark && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			initial = false
+		}
+		if initial && ev.Type == watch.Added {
+			objects.Add(1)
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		}
+	}
 }
 
 // ringReplica is one in-process replica: a Member on real Leases driving a
@@ -177,7 +211,7 @@ func TestRealRing(t *testing.T) {
 		if r.inf, err = informer.New(informer.Options[*corev1.ConfigMap]{Source: r.src}); err != nil {
 			t.Fatal(err)
 		}
-		r.src.RelistWith(r.inf.Relist)
+		shard.Attach(r.src, r.inf)
 		if _, err := r.inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 			AddFunc:    func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, true, false) },
 			DeleteFunc: func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, false, !r.src.Owns(cm)) },

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/fake"
 )
@@ -391,5 +392,68 @@ func TestSourceLeavesWithheldOut(t *testing.T) {
 	}
 	if got, sent := names(list), calls(srv, fake.VerbList)[1].ShardSelector; !slices.Equal(got, ownedNames(pods, a, "a")) || sent != full {
 		t.Fatalf("after the release: listed %d with %q", len(got), sent)
+	}
+}
+
+// stubCache is a cacheView over a fixed set of objects.
+type stubCache struct{ objs []runtime.Object }
+
+func (c *stubCache) objects(context.Context, string) ([]runtime.Object, error) { return c.objs, nil }
+
+// TestSourceCycleNotTakenIsNotListed: a relist the reflector abandons
+// (here a streaming list from the cache stopped before its end bookmark)
+// does not count as listed: the next relist lists the gained slices
+// again, and nothing is announced meanwhile.
+func TestSourceCycleNotTakenIsNotListed(t *testing.T) {
+	srv, pods, lw := fakePods(t, fake.ShardSelectorsApplied, 200)
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	relists := 0
+	s.RelistWith(func() { relists++ })
+	c := &stubCache{}
+	s.cache = c
+	two := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+	s.Update(changeFor(two, "a"))
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := list.(*corev1.PodList).ResourceVersion
+	for i := range list.(*corev1.PodList).Items {
+		c.objs = append(c.objs, &list.(*corev1.PodList).Items[i])
+	}
+	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+
+	// b leaves: a streaming relist from the cache, abandoned.
+	one := two.Without("b")
+	s.Update(Change{Member: "a", Assignment: one, Previous: two, Diff: Diff{Gained: two.Owned("b")}})
+	if relists != 2 { // the first Change's, and this one's
+		t.Fatalf("%d relists asked for", relists)
+	}
+	gained, _, _ := two.Selector("b", FieldUID)
+	stream, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv, SendInitialEvents: ptr.To(true),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-stream.ResultChan() // one initial event, then the reflector moves on
+	stream.Stop()
+
+	// The next relist (paginated) lists b's slices again.
+	s.requestRelist()
+	before := len(calls(srv, fake.VerbList))
+	relisted, err := s.ListWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := calls(srv, fake.VerbList)[before:]
+	if len(sent) != 1 || sent[0].ShardSelector != gained || sent[0].ResourceVersionMatch != metav1.ResourceVersionMatchExact {
+		t.Fatalf("the relist after an abandoned one sent %v, want one list of b's slices", sent)
+	}
+	if got := names(relisted); len(got) != len(pods) {
+		t.Fatalf("relisted %d pods, want all %d", len(got), len(pods))
 	}
 }

@@ -30,6 +30,15 @@ type Change struct {
 	// expired). Always empty without fencing. A later Change, with the
 	// same Assignment, hands them out (in Gained) once released.
 	Withheld []int
+
+	// ring is the publishing Member's handover, through which the Sources
+	// fed with Changes announce what they have listed and learn what the
+	// other members have; nil for a Change not made by a Member.
+	ring *handover
+	// final marks the last Change of a member leaving its ring: its
+	// Sources drop what it lost at once, since it will not be around
+	// for the handover.
+	final bool
 }
 
 // Handed returns the slices c.Member hands out under c, increasing: those
@@ -186,7 +195,7 @@ func (v *view) leaving() (c Change, ok bool) {
 		v.handed, v.withheld = nil, nil
 	}
 	v.cur, v.published = next, next
-	return Change{Member: v.self, Assignment: next, Previous: prev, Diff: Diff{Lost: lost}}, true
+	return Change{Member: v.self, Assignment: next, Previous: prev, Diff: Diff{Lost: lost}, final: true}, true
 }
 
 // fence splits the slices self owns in cur into those it may hand out and
