@@ -197,7 +197,7 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	}
 	c.inf = inf
 	if c.src != nil {
-		c.src.RelistWith(inf.Relist)
+		shard.Attach(c.src, inf) // relists from the cache; lost slices kept until handed over
 	}
 	c.queue = workqueue.New(ctx, workqueue.Options[string]{
 		Name:        "sharded",
@@ -219,6 +219,10 @@ func (h handler) OnAdd(cm *corev1.ConfigMap, _ bool) {
 
 func (h handler) OnUpdate(_, cm *corev1.ConfigMap) { h.c.enqueue(cm) }
 
+// OnDelete hears a deletion on the server, also of a key whose slice the
+// replica is handing over (still cached until the new owner has listed
+// it): a controller that cleans up on delete does so here, whoever owns
+// the key now.
 func (h handler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.c.emit(Event{Ev: "del", Key: cm.Name}) }
 
 func (h handler) OnMovedAway(cm *corev1.ConfigMap) { h.c.emit(Event{Ev: "drop", Key: cm.Name}) }
@@ -241,7 +245,7 @@ func (c *Controller) enqueue(cm *corev1.ConfigMap) {
 // onChange drives the Source and reports the change. From the moment the
 // Source has it, the replica enqueues no key of a lost slice (enqueue
 // checks Source.Owns), even though its cache and handlers keep them until
-// the relist: it reports those keys as released now.
+// their new owner has listed them: it reports those keys as released now.
 func (c *Controller) onChange(ch shard.Change) {
 	c.src.OnChange(ch)
 	c.emit(Event{Ev: "change", Members: ch.Assignment.Members(), Owned: len(ch.Assignment.Owned(ch.Member)),

@@ -113,13 +113,23 @@ type world struct {
 	change   map[string]sharded.Event // replica → last change
 	synced   map[string]bool
 	gone     map[string]bool // stopping or killed: its reports no longer count
+	// told: key → whether some replica's handler ever got it; deleted:
+	// key → the replicas whose handler was told of its deletion
+	// (OnDelete, not a move).
+	told    map[string]bool
+	deleted map[string][]string
+	// history: key → what the replicas reported of it, and the changes,
+	// for the message of a step that does not converge.
+	history map[string][]string
+	changes []string
 }
 
 func newWorld() *world {
 	return &world{held: map[string]map[string]bool{}, added: map[string]map[string]time.Time{},
 		released: map[string]map[string]time.Time{},
 		dropped:  map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
-		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{}}
+		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{},
+		told: map[string]bool{}, deleted: map[string][]string{}, history: map[string][]string{}}
 }
 
 // record applies one report line of replica id.
@@ -138,10 +148,20 @@ func (w *world) record(id string, e sharded.Event) {
 	if w.held[id] == nil {
 		w.held[id] = map[string]bool{}
 	}
+	if e.Key != "" {
+		w.history[e.Key] = append(w.history[e.Key], fmt.Sprintf("%s %s %s", at.Format("15:04:05.000"), id, e.Ev))
+	}
+	if e.Ev == "change" {
+		w.changes = append(w.changes, fmt.Sprintf("%s %s %v owned %d gained %d lost %d withheld %d",
+			at.Format("15:04:05.000"), id, e.Members, e.Owned, e.Gained, e.Lost, e.Withheld))
+	}
 	switch e.Ev {
 	case "add":
 		w.held[id][e.Key] = true
 		w.added[id][e.Key] = at
+		if id != "base" {
+			w.told[e.Key] = true
+		}
 	case "release":
 		w.released[id][e.Key] = at
 	case "drop":
@@ -149,6 +169,9 @@ func (w *world) record(id string, e sharded.Event) {
 		w.dropped[id][e.Key] = at
 	case "del":
 		delete(w.held[id], e.Key)
+		if id != "base" {
+			w.deleted[e.Key] = append(w.deleted[e.Key], id)
+		}
 	case "stats":
 		w.stats[id] = e
 	case "change":
@@ -205,6 +228,10 @@ type e2e struct {
 	live  map[string]*replica
 	// fenced runs the replicas with -fenced.
 	fenced bool
+	// mu guards removed: the ConfigMaps the churn deleted since the
+	// last step.
+	mu      sync.Mutex
+	removed []string
 }
 
 func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
@@ -273,7 +300,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	e.waitRing("r0", "r2", "r3", "r4", "r5")
 	e.churnOn()
 	stopChurn()
-	e.converged("3 → 5")
+	e.converged("3 → 5 (r4, r5 join)")
 	e.gracefulHandover("3 → 5 (r4, r5 join)", before)
 
 	// Scale in: 5 → 2, graceful exits.
@@ -536,7 +563,11 @@ func (e *e2e) converged(step string) int {
 			owner := a.OwnerOfKey(string(cm.UID))
 			got := hs[cm.Name]
 			if len(got) != 1 || got[0] != owner {
-				return false, fmt.Sprintf("%s held by %v, owner %s", cm.Name, got, owner)
+				e.world.mu.Lock()
+				h, cs := e.world.history[cm.Name], e.world.changes
+				e.world.mu.Unlock()
+				return false, fmt.Sprintf("%s held by %v, owner %s; its history:\n%s\nchanges:\n%s", cm.Name, got, owner,
+					strings.Join(h, "\n"), strings.Join(cs[max(0, len(cs)-30):], "\n"))
 			}
 			held++
 			if h := sharded.ContentHash(cm.Data); cm.Annotations[sharded.HashAnnotation] != h {
@@ -550,7 +581,38 @@ func (e *e2e) converged(step string) int {
 	})
 	e.t.Logf("%s: %d ConfigMaps held once by their owners and reconciled at their final content %v after the churn stopped",
 		step, n, took.Round(time.Millisecond))
+	e.deletions(step)
 	return n
+}
+
+// deletions logs how many of the ConfigMaps the churn deleted since the
+// last step some replica's handler had got, and of those how many no
+// replica was told of as deleted: a controller cleaning up on delete
+// would leak them. Lost ones are an error after a join, where the old
+// owner keeps the slices it hands over until the new owner has listed
+// them (a crash, or a graceful exit whose handlers stop first, cannot).
+func (e *e2e) deletions(step string) {
+	e.mu.Lock()
+	removed := e.removed
+	e.removed = nil
+	e.mu.Unlock()
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	seen, lost := 0, 0
+	for _, k := range removed {
+		if !e.world.told[k] {
+			continue // created and deleted before any replica listed it
+		}
+		seen++
+		if len(e.world.deleted[k]) == 0 {
+			lost++
+			e.t.Logf("%s: %s was deleted, and no replica was told", step, k)
+		}
+	}
+	e.t.Logf("%s: %d deletions of ConfigMaps some replica had; %d told to no replica as deleted", step, seen, lost)
+	if lost > 0 && strings.Contains(step, "join") {
+		e.t.Errorf("%s: %d deletions lost in a join's handovers", step, lost)
+	}
 }
 
 // handover logs, for every key held by one replica in before and by
@@ -677,7 +739,11 @@ func (e *e2e) churn() func() {
 				}
 			case len(names) > 0: // delete
 				i := rng.IntN(len(names))
-				_ = cms.Delete(ctx, names[i], metav1.DeleteOptions{})
+				if err := cms.Delete(ctx, names[i], metav1.DeleteOptions{}); err == nil {
+					e.mu.Lock()
+					e.removed = append(e.removed, names[i])
+					e.mu.Unlock()
+				}
 				names = slices.Delete(names, i, i+1)
 			}
 		}
