@@ -70,10 +70,10 @@ func ExampleFilter() {
 		}
 	}
 	// Output:
-	// pod-1 reconciles web-0
-	// pod-1 reconciles web-1
-	// pod-0 reconciles web-2
-	// pod-1 reconciles web-3
+	// pod-0 reconciles web-0
+	// pod-0 reconciles web-1
+	// pod-1 reconciles web-2
+	// pod-0 reconciles web-3
 	// pod-1 reconciles web-4
 	// pod-1 reconciles web-5
 }

@@ -210,8 +210,11 @@ type part struct {
 	// slices are the slices, increasing; n is the assignment's count.
 	slices []int
 	n      int
-	// selector is their shard selector; "" when there are none.
+	// selector is their shard selector; "" when there are none. coarse:
+	// it selects more (it would be too long for the server otherwise),
+	// so what the server sends is filtered on the client too.
 	selector string
+	coarse   bool
 	// matcher owns them; never nil.
 	matcher *Matcher
 }
@@ -219,10 +222,19 @@ type part struct {
 // partOf is the part of slices ss (increasing) of n on field.
 func partOf(ss []int, n int, field Field) *part {
 	p := &part{slices: ss, n: n, matcher: matcherOf(ss, n, field)}
-	if rs := rangesOf(ss, n); len(rs) > 0 {
-		p.selector = RenderSelector(field, rs)
-	}
+	p.selector, p.coarse = selectorOf(ss, n, field)
 	return p
+}
+
+// selectorOf is the shard selector of slices ss (increasing) of n on field,
+// "" for none, coarse when it had to select more to fit the server's limit.
+func selectorOf(ss []int, n int, field Field) (selector string, coarse bool) {
+	rs := rangesOf(ss, n)
+	if len(rs) == 0 {
+		return "", false
+	}
+	rs, exact := fitRanges(field, rs)
+	return RenderSelector(field, rs), !exact
 }
 
 // same reports whether p and q hold the same slices.

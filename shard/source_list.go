@@ -96,7 +96,7 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 		if err := emptyList(list); err != nil {
 			return nil, err
 		}
-	} else if err := s.checkList(list, p.selector, p.matcher); err != nil {
+	} else if err := s.checkList(list, p.selector, p.coarse, p.matcher); err != nil {
 		return nil, err
 	}
 	if la, err := meta.ListAccessor(list); err == nil && opts.Continue == "" {
@@ -132,9 +132,10 @@ func (s *Source) takenLocked(rv string) bool {
 }
 
 // checkList makes list hold only the objects m owns: trusted when the
-// server says it applied selector (ShardInfo), filtered here when it says
-// nothing, refused when it applied another.
-func (s *Source) checkList(list runtime.Object, selector string, m *Matcher) error {
+// server says it applied selector (ShardInfo) and selector is exact,
+// filtered here when it is coarse or the server says nothing, refused when
+// the server applied another.
+func (s *Source) checkList(list runtime.Object, selector string, coarse bool, m *Matcher) error {
 	s.stats.lists.Add(1)
 	if echoed, ok := shardInfoOf(list); ok {
 		if !sameSelector(echoed, selector) {
@@ -146,7 +147,12 @@ func (s *Source) checkList(list runtime.Object, selector string, m *Matcher) err
 			s.log.V(1).Info("The server applies shard selectors")
 		}
 		s.stats.serverFiltered.Add(1)
-		return nil
+		if !coarse {
+			return nil
+		}
+		dropped, err := filterList(list, m)
+		s.stats.droppedObjects.Add(int64(dropped))
+		return err
 	}
 	if s.serverFiltered.Swap(2) != 2 {
 		s.log.V(1).Info("The server ignored the shard selector (no ShardInfo in the list); filtering on the client")
@@ -371,7 +377,7 @@ func (s *Source) confirmGone(ctx context.Context, cached []runtime.Object, ss []
 // listSlices lists the objects of slices ss (of n) from the server: at
 // exactly resource version rv, or the latest state when rv is "".
 func (s *Source) listSlices(ctx context.Context, ss []int, n int, rv string) ([]runtime.Object, error) {
-	sel := RenderSelector(s.field, rangesOf(ss, n))
+	sel, coarse := selectorOf(ss, n, s.field)
 	m := matcherOf(ss, n, s.field)
 	opts := metav1.ListOptions{ShardSelector: sel, Limit: sliceListLimit, ResourceVersion: rv}
 	if rv != "" {
@@ -383,7 +389,7 @@ func (s *Source) listSlices(ctx context.Context, ss []int, n int, rv string) ([]
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkList(list, sel, m); err != nil {
+		if err := s.checkList(list, sel, coarse, m); err != nil {
 			return nil, err
 		}
 		items, err := meta.ExtractList(list)

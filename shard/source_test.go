@@ -457,3 +457,27 @@ func TestSourceCycleNotTakenIsNotListed(t *testing.T) {
 		t.Fatalf("relisted %d pods, want all %d", len(got), len(pods))
 	}
 }
+
+// TestSourceCoarseSelector: a part too scattered for the server's selector
+// limit is sent as a coarser selector; the server's list, echoed as
+// applied, is still filtered on the client, so the source serves exactly
+// the member's objects.
+func TestSourceCoarseSelector(t *testing.T) {
+	srv, pods, lw := fakePods(t, fake.ShardSelectorsApplied, 300)
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 65536})
+	s.Update(changeFor(a, "a"))
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(list), ownedNames(pods, a, "a"); !slices.Equal(got, want) {
+		t.Fatalf("listed %d, own %d", len(got), len(want))
+	}
+	if sent := calls(srv, fake.VerbList)[0].ShardSelector; len(sent) > maxSelectorLength {
+		t.Fatalf("sent a selector of %d characters", len(sent))
+	}
+	if st := s.Stats(); st.ServerFiltered != 1 || st.DroppedObjects == 0 {
+		t.Fatalf("Stats = %+v, want a server-filtered list with objects dropped here", st)
+	}
+}
