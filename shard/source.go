@@ -53,8 +53,11 @@ type SourceOptions struct {
 // new owner announces that it has listed it (ListedAnnotation), so that
 // every deletion is heard as a deletion by one of them; only then are they
 // dropped, as moved away (informer.MovedAwayHandler, or a deletion with
-// finalStateUnknown for which Owns is false). See docs/sharding.md,
-// "Handover".
+// finalStateUnknown for which Owns is false). A kept slice handed back
+// before that never left the cache, so its objects get no event: a handler
+// that enqueues only what Owns says enqueues, on the Change, the cached
+// objects of its Gained slices (Change.GainedMatcher), as with a Filter.
+// See docs/sharding.md, "Handover".
 type Source struct {
 	// inner is the unfiltered source; never nil.
 	inner cache.ListerWatcherWithContext

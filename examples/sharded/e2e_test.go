@@ -122,6 +122,10 @@ type world struct {
 	// for the message of a step that does not converge.
 	history map[string][]string
 	changes []string
+	// first: replica → its first change; adds and drops: replica → how
+	// many keys its handlers got and dropped as moved away.
+	first       map[string]time.Time
+	adds, drops map[string]int
 }
 
 func newWorld() *world {
@@ -129,7 +133,8 @@ func newWorld() *world {
 		released: map[string]map[string]time.Time{},
 		dropped:  map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
 		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{},
-		told: map[string]bool{}, deleted: map[string][]string{}, history: map[string][]string{}}
+		told: map[string]bool{}, deleted: map[string][]string{}, history: map[string][]string{},
+		first: map[string]time.Time{}, adds: map[string]int{}, drops: map[string]int{}}
 }
 
 // record applies one report line of replica id.
@@ -150,6 +155,16 @@ func (w *world) record(id string, e sharded.Event) {
 	}
 	if e.Key != "" {
 		w.history[e.Key] = append(w.history[e.Key], fmt.Sprintf("%s %s %s", at.Format("15:04:05.000"), id, e.Ev))
+	}
+	switch e.Ev {
+	case "change":
+		if _, ok := w.first[id]; !ok {
+			w.first[id] = at
+		}
+	case "add":
+		w.adds[id]++
+	case "drop":
+		w.drops[id]++
 	}
 	if e.Ev == "change" {
 		w.changes = append(w.changes, fmt.Sprintf("%s %s %v owned %d gained %d lost %d withheld %d",
@@ -211,10 +226,11 @@ func (w *world) holders() map[string][]string {
 
 // replica is one replica process.
 type replica struct {
-	id   string
-	cmd  *exec.Cmd
-	read chan struct{} // closed when its standard output is read to the end
-	log  string        // its standard error
+	id      string
+	started time.Time
+	cmd     *exec.Cmd
+	read    chan struct{} // closed when its standard output is read to the end
+	log     string        // its standard error
 }
 
 // e2e is one run: a server, its clients and the replicas.
@@ -259,6 +275,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	e.churnOn()
 	stopChurn()
 	total := e.converged("3 replicas start")
+	e.startCost("r0", "r1", "r2")
 	e.report(total, base, gate)
 	e.kill(base)
 
@@ -328,6 +345,19 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	}
 }
 
+// startCost logs, for replicas started together, when each published its
+// first assignment and how many keys its handlers got and dropped as moved
+// away until the ring converged: with the join window, each lists only
+// its part, at the price of listing later.
+func (e *e2e) startCost(ids ...string) {
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	for _, id := range ids {
+		e.t.Logf("%s: first assignment %v after its start; %d keys added, %d moved away until the ring converged",
+			id, e.world.first[id].Sub(e.live[id].started).Round(time.Millisecond), e.world.adds[id], e.world.drops[id])
+	}
+}
+
 // setup creates the namespace, a Role for the replicas and, per replica,
 // a service account bound to it; kubeconfig writes each one's file.
 func (e *e2e) setup() {
@@ -381,7 +411,7 @@ func (e *e2e) start(id string, extra ...string) *replica {
 	args := append([]string{"-kubeconfig", e.kubeconfig(id), "-namespace", e2eNamespace, "-ring", e2eRing,
 		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
 		"-renew-interval", e2eRenew.String(), fmt.Sprintf("-fenced=%v", e.fenced)}, extra...)
-	r := &replica{id: id, cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
+	r := &replica{id: id, started: time.Now(), cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
 		log: filepath.Join(e.dir, id+".log")}
 	stderr, err := os.Create(r.log)
 	if err != nil {
@@ -571,7 +601,11 @@ func (e *e2e) converged(step string) int {
 			}
 			held++
 			if h := sharded.ContentHash(cm.Data); cm.Annotations[sharded.HashAnnotation] != h {
-				return false, fmt.Sprintf("%s reconciled at %q, content %q", cm.Name, cm.Annotations[sharded.HashAnnotation], h)
+				e.world.mu.Lock()
+				hist := e.world.history[cm.Name]
+				e.world.mu.Unlock()
+				return false, fmt.Sprintf("%s (rv %s) reconciled at %q by %s, content %q; its history:\n%s", cm.Name, cm.ResourceVersion,
+					cm.Annotations[sharded.HashAnnotation], cm.Annotations[sharded.ByAnnotation], h, strings.Join(hist, "\n"))
 			}
 		}
 		if len(hs) != held {
