@@ -295,9 +295,9 @@ func (s *Source) Update(c Change) {
 	if reassigned {
 		s.stats.reassignments.Add(1)
 	}
-	if changed || release {
+	if changed && prev != nil || release { // before the first, lists wait for it: nothing to redo
 		s.log.V(2).Info("Shard part changed; relisting", "member", c.Member,
-			"gained", len(c.Gained), "lost", len(c.Lost), "kept", len(s.kept))
+			"gained", len(c.Gained), "lost", len(c.Lost))
 		s.requestRelist()
 	}
 	s.announce()
