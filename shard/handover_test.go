@@ -97,14 +97,7 @@ func TestDeleteDuringHandover(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 9, ShardSelectors: fake.ShardSelectorsApplied})
-				var pods []*corev1.Pod
-				for i := range 100 {
-					p, err := srv.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i)}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					pods = append(pods, p.(*corev1.Pod))
-				}
+				pods := createPods(ctx, t, srv, 100)
 				leases := k8sfake.NewClientset()
 				lw := srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})
 				a := startReplica(ctx, t, leases, "a", lw)

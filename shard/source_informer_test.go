@@ -2,13 +2,11 @@ package shard_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
@@ -32,14 +30,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pods []*corev1.Pod
-		for i := range 60 {
-			p, err := srv.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%02d", i)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pods = append(pods, p.(*corev1.Pod))
-		}
+		pods := createPods(t.Context(), t, srv, 60)
 		src, err := shard.NewSource(t.Context(), shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
 		if err != nil {
 			t.Fatal(err)
@@ -75,14 +66,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		if err := inf.WaitForSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		cached := func() []string {
-			var out []string
-			for _, p := range inf.Reader().List() {
-				out = append(out, p.Name)
-			}
-			slices.Sort(out)
-			return out
-		}
+		cached := func() []string { return cachedNames(inf) }
 		expect := func(n int) (adds, moved []string) {
 			for range n {
 				e := <-events

@@ -65,14 +65,7 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 5, ShardSelectors: fake.ShardSelectorsApplied})
-				var pods []*corev1.Pod
-				for i := range 300 {
-					p, err := srv.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i)}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					pods = append(pods, p.(*corev1.Pod))
-				}
+				pods := createPods(ctx, t, srv, 300)
 				owned := func(a *shard.Assignment, m string) []string {
 					var out []string
 					for _, p := range pods {
@@ -96,14 +89,7 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 				if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				cached := func() []string {
-					var out []string
-					for _, p := range inf.Reader().List() {
-						out = append(out, p.Name)
-					}
-					slices.Sort(out)
-					return out
-				}
+				cached := func() []string { return cachedNames(inf) }
 				lists := func() (out []fake.Call) {
 					for _, c := range srv.Calls() {
 						if c.Verb == fake.VerbList || c.Options.SendInitialEvents != nil {
@@ -203,14 +189,7 @@ func TestSourceRapidChanges(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 6, ShardSelectors: fake.ShardSelectorsApplied})
-				var pods []*corev1.Pod
-				for i := range 2000 {
-					p, err := srv.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%04d", i)}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					pods = append(pods, p.(*corev1.Pod))
-				}
+				pods := createPods(ctx, t, srv, 2000)
 				src, _ := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
 				inf, _ := informer.New(informer.Options[*corev1.Pod]{Source: src,
 					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 100}})

@@ -50,39 +50,21 @@ func Parse(s string) ([]sharding.ShardRangeRequirement, error) {
 // part's enclosing parentheses.
 func split(s string) ([]string, error) {
 	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth < 0 {
-				return nil, fmt.Errorf("CEL parse error: unbalanced ')'")
-			}
-		case c == '|' && depth == 0 && i+1 < len(s) && s[i+1] == '|':
-			out = append(out, s[start:i])
-			i++
-			start = i + 1
-		}
-	}
-	if quote != 0 || depth != 0 {
-		return nil, fmt.Errorf("CEL parse error: unterminated quote or parenthesis")
+	start := 0
+	err := scan(s, func(i int) int {
+		out = append(out, s[start:i])
+		start = i + 2
+		return i + 1
+	})
+	if err != nil {
+		return nil, err
 	}
 	out = append(out, s[start:])
 	var terms []string
 	for _, t := range out {
 		t = strings.TrimSpace(t)
 		stripped := false
-		for len(t) > 1 && t[0] == '(' && t[len(t)-1] == ')' && balanced(t[1:len(t)-1]) {
+		for len(t) > 1 && t[0] == '(' && t[len(t)-1] == ')' && scan(t[1:len(t)-1], nil) == nil {
 			t, stripped = strings.TrimSpace(t[1:len(t)-1]), true
 		}
 		if t == "" {
@@ -101,8 +83,10 @@ func split(s string) ([]string, error) {
 	return terms, nil
 }
 
-// balanced reports whether the parentheses of s (outside quotes) balance.
-func balanced(s string) bool {
+// scan walks s and, when or is set, calls it with the index of every ||
+// outside quotes and parentheses (or returns the index to go on from); it
+// fails when the parentheses or quotes of s do not balance.
+func scan(s string, or func(i int) int) error {
 	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
@@ -117,11 +101,16 @@ func balanced(s string) bool {
 			depth++
 		case c == ')':
 			if depth--; depth < 0 {
-				return false
+				return fmt.Errorf("CEL parse error: unbalanced ')'")
 			}
+		case c == '|' && depth == 0 && or != nil && i+1 < len(s) && s[i+1] == '|':
+			i = or(i)
 		}
 	}
-	return depth == 0 && quote == 0
+	if quote != 0 || depth != 0 {
+		return fmt.Errorf("CEL parse error: unterminated quote or parenthesis")
+	}
+	return nil
 }
 
 // term parses shardRange(<field>, <start>, <end>).
