@@ -72,17 +72,18 @@ func (l *loader) load(path string) (*result, error) {
 	l.busy[path] = true
 	defer delete(l.busy, path)
 	t := l.targets[path]
-	up, version, deprecated, err := l.upstream(t.Upstream)
+	u, err := l.upstream(t.Upstream)
 	if err != nil {
 		return nil, err
 	}
+	up, version := u.pkg, u.version
 	h := l.hand[path]
 	for _, f := range h.files {
 		if f.Name.Name != up.Name() {
 			return nil, fmt.Errorf("%s: package %s, want client-go's name %s", l.fset.Position(f.Package).Filename, f.Name.Name, up.Name())
 		}
 	}
-	g := &gen{up: up, hand: h.names, deprecated: deprecated}
+	g := &gen{up: up, hand: h.names, deprecated: u.deprecated, callerSensitive: u.callerSensitive}
 	decls, imports, omitted, notes, err := g.body()
 	if err != nil {
 		return nil, err

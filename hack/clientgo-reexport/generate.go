@@ -48,9 +48,12 @@ type gen struct {
 	up         *types.Package
 	hand       map[string]bool // top-level names of the hand-written files
 	deprecated map[string]bool // client-go's deprecated names
-	names      map[string]string
-	used       map[*types.Package]bool
-	upName     string // the import name of client-go's package
+	// callerSensitive: client-go's functions that look at their caller
+	// (the call they make to do so).
+	callerSensitive map[string]string
+	names           map[string]string
+	used            map[*types.Package]bool
+	upName          string // the import name of client-go's package
 }
 
 // body renders the declarations and imports of the generated file (without
@@ -217,6 +220,18 @@ func (g *gen) wrapper(b *bytes.Buffer, obj *types.Func, link string, doc func(st
 		*notes = append(*notes, omission{name, "a variable holding client-go's function: " + why})
 		g.used[g.up] = true
 		fmt.Fprintf(b, "%svar %s = %s.%s\n\n", doc(name+" is client-go's "+link+", held in a variable: "+why+"."), name, up, name)
+		return nil
+	}
+	// A function that looks at its caller's location (to log it, say)
+	// would see the wrapper: hold client-go's function instead.
+	if api := g.callerSensitive[name]; api != "" {
+		why := "it looks at its caller (it calls " + api + ", to log the caller's source location, say), which a wrapper would replace"
+		if sig.TypeParams().Len() > 0 {
+			return fmt.Errorf("%s.%s: generic, so it needs a wrapper, but %s", g.up.Path(), name, why)
+		}
+		*notes = append(*notes, omission{name, "a variable holding client-go's function: " + why})
+		g.used[g.up] = true
+		fmt.Fprintf(b, "%svar %s = %s.%s\n\n", doc(name+" is client-go's "+link+", held in a variable rather than wrapped: "+why+"."), name, up, name)
 		return nil
 	}
 	// Name client-go's types by this file's aliases unless one of them is

@@ -225,33 +225,57 @@ func (l *loader) Import(path string) (*types.Package, error) {
 	return l.gc.Import(path)
 }
 
-// upstream returns client-go's package, its module version and the names
-// its sources mark deprecated.
-func (l *loader) upstream(path string) (*types.Package, string, map[string]bool, error) {
+// upstreamPkg is client-go's package and what its sources say beyond its
+// export data.
+type upstreamPkg struct {
+	pkg     *types.Package
+	version string // the module's
+	// deprecated holds the names whose doc comment has a "Deprecated:"
+	// paragraph.
+	deprecated map[string]bool
+	// callerSensitive holds the functions whose body asks for its caller's
+	// location (which call it makes): a wrapper would be that caller.
+	callerSensitive map[string]string
+}
+
+// callerAPIs are the calls by which a function looks at its caller: klog's
+// and logr's call-depth helpers, testing's Helper, the runtime's.
+var callerAPIs = map[string]bool{"WithCallStackHelper": true, "WithCallDepth": true, "Helper": true, "Caller": true, "Callers": true}
+
+// upstream reads client-go's package: its types from export data, its
+// deprecations and caller-sensitive functions from its sources.
+func (l *loader) upstream(path string) (*upstreamPkg, error) {
 	p := l.listed[path]
 	if p == nil {
-		return nil, "", nil, fmt.Errorf("go list did not report %s", path)
+		return nil, fmt.Errorf("go list did not report %s", path)
 	}
 	pkg, err := l.gc.Import(path)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
 	}
-	version := ""
+	u := &upstreamPkg{pkg: pkg, deprecated: map[string]bool{}, callerSensitive: map[string]string{}}
 	if p.Module != nil {
-		version = p.Module.Version
+		u.version = p.Module.Version
 	}
-	deprecated := map[string]bool{}
 	fset := token.NewFileSet()
 	for _, name := range p.GoFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, err
 		}
 		for _, d := range f.Decls {
-			markDeprecated(deprecated, d)
+			markDeprecated(u.deprecated, d)
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Body != nil {
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok && callerAPIs[sel.Sel.Name] {
+						u.callerSensitive[fd.Name.Name] = sel.Sel.Name
+					}
+					return true
+				})
+			}
 		}
 	}
-	return pkg, version, deprecated, nil
+	return u, nil
 }
 
 // markDeprecated records the names d declares whose doc comment has a

@@ -19,7 +19,12 @@
 //   - constants: constants of the same type and value;
 //   - functions: wrappers with client-go's signature that call client-go's
 //     function (generic functions as generic wrappers, variadic arguments
-//     passed on with ...); deprecated ones stay deprecated;
+//     passed on with ...); deprecated ones stay deprecated. Two kinds are
+//     held in a variable (var F = pkg.F) instead, listed in the header: a
+//     function whose body looks at its caller (klog's WithCallStackHelper
+//     or WithCallDepth, runtime.Caller: cache.WaitFor logs its caller's
+//     source line, which a wrapper would replace with its own), and one
+//     whose signature names an unexported type no other package can write;
 //   - variables: a variable cannot be aliased. Each exported variable of a
 //     covered package needs an entry in [varPolicies]: copied (var X =
 //     pkg.X) where a copy is faithful (an error sentinel client-go never

@@ -89,9 +89,9 @@ func TestMismatches(t *testing.T) {
 
 // TestWrappers: generic wrappers instantiate client-go's function
 // explicitly, variadic arguments are passed on with ..., a function whose
-// signature names an unexported type is held in a variable, deprecations
-// carry over, client-go's own package yields its import name to
-// apimachinery's where both are watch.
+// signature names an unexported type or that looks at its caller is held
+// in a variable, deprecations carry over, client-go's own package yields
+// its import name to apimachinery's where both are watch.
 func TestWrappers(t *testing.T) {
 	root, err := moduleRoot()
 	if err != nil {
@@ -100,6 +100,7 @@ func TestWrappers(t *testing.T) {
 	rs, err := run(root, []target{
 		{fixtures + "none-workqueue", "k8s.io/client-go/util/workqueue"},
 		{fixtures + "none-watch", "k8s.io/client-go/tools/watch"},
+		{fixtures + "none-cache", "k8s.io/client-go/tools/cache"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,11 +116,11 @@ func TestWrappers(t *testing.T) {
 		{"watch", "\tcgwatch \"k8s.io/client-go/tools/watch\"\n"},
 		{"watch", "var ErrWatchClosed = cgwatch.ErrWatchClosed\n"},
 		{"watch", "func Until(ctx context.Context, initialResourceVersion string, watcherClient cache.Watcher, conditions ...ConditionFunc) (*watch.Event, error) {\n\treturn cgwatch.Until(ctx, initialResourceVersion, watcherClient, conditions...)\n}"},
+		// WaitFor logs its caller's line: a wrapper would be the caller.
+		{"cache", "var WaitFor = cache.WaitFor\n"},
+		{"cache", "//   - WaitFor: a variable holding client-go's function: it looks at its caller (it\n//     calls WithCallStackHelper"},
 	} {
-		src := string(rs[0].Source)
-		if c.pkg == "watch" {
-			src = string(rs[1].Source)
-		}
+		src := string(rs[map[string]int{"workqueue": 0, "watch": 1, "cache": 2}[c.pkg]].Source)
 		if !strings.Contains(src, c.want) {
 			t.Errorf("%s: generated file lacks %q", c.pkg, c.want)
 		}

@@ -18,6 +18,9 @@
 //   - ErrZeroLengthDeltasObject: copied at initialisation: client-go never
 //     reassigns this error sentinel, so the copy holds the same error value: == and
 //     errors.Is match client-go's
+//   - WaitFor: a variable holding client-go's function: it looks at its caller (it
+//     calls WithCallStackHelper, to log the caller's source location, say), which a
+//     wrapper would replace
 //
 // Not re-exported (code using them keeps importing client-go's package):
 //   - none
@@ -876,10 +879,10 @@ func TypedIndexersToIndexers[T any](indexers TypedIndexers[T]) Indexers {
 	return cache.TypedIndexersToIndexers[T](indexers)
 }
 
-// WaitFor calls client-go's [cache.WaitFor].
-func WaitFor(ctx context.Context, what string, checkers ...DoneChecker) bool {
-	return cache.WaitFor(ctx, what, checkers...)
-}
+// WaitFor is client-go's [cache.WaitFor], held in a variable rather than
+// wrapped: it looks at its caller (it calls WithCallStackHelper, to log the
+// caller's source location, say), which a wrapper would replace.
+var WaitFor = cache.WaitFor
 
 // WaitForCacheSync calls client-go's [cache.WaitForCacheSync].
 func WaitForCacheSync(stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool {
