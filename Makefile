@@ -18,10 +18,12 @@ e2e: apiserver
 # peer runs the peers' own test suites against listwatch's drop-ins:
 # controller-runtime's pkg/cache, pkg/controller and pkg/source (envtest, a
 # real kube-apiserver) with the cache's informers from
-# informer.NewSharedIndexInformer, and client-go's shared-informer, workqueue
-# and RetryWatcher tests ported onto the drop-ins. Fails on a failure not in
+# informer.NewSharedIndexInformer, client-go's shared-informer, workqueue
+# and RetryWatcher tests ported onto the drop-ins, and every test of the
+# client-go packages clientgo/ covers run against clientgo/ with only their
+# import paths rewritten (client-go-rewritten). Fails on a failure not in
 # hack/peer/known-failures.txt. peer-baseline runs the same suites with the
-# peers' own constructors. See docs/testing.md, "Peer suites".
+# peers' own constructors and packages. See docs/testing.md, "Peer suites".
 peer: apiserver
 	bash hack/peer/run.sh listwatch
 
