@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"go/constant"
 	"go/parser"
@@ -49,13 +50,19 @@ func run(root string, ts []target) ([]*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every package is tried, so that one run reports every mismatch.
 	var out []*result
+	var errs []error
 	for _, t := range ts {
 		r, err := l.load(l.importPath(t))
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -238,7 +245,11 @@ func compareObj(o, u types.Object) (verdict, string, error) {
 			if sameGeneric(ot, u) {
 				return verdictIdentical, "identical (a generic alias)", nil
 			}
-			return 0, "", fmt.Errorf("generic type %s is not an alias of client-go's %s with the same type parameters", str(o.Type()), str(u.Type()))
+			what := str(o.Type())
+			if a, ok := o.Type().(*types.Alias); ok {
+				what = "an alias of " + str(a.Rhs())
+			}
+			return 0, "", fmt.Errorf("generic type %s, not client-go's %s with the same type parameters: alias client-go's type or leave the name to the generated file", what, str(u.Type()))
 		}
 		if types.Identical(o.Type(), u.Type()) {
 			return verdictIdentical, "identical type", nil
@@ -246,7 +257,7 @@ func compareObj(o, u types.Object) (verdict, string, error) {
 		if types.IsInterface(u.Type()) && types.IsInterface(o.Type()) && types.Identical(o.Type().Underlying(), u.Type().Underlying()) {
 			return verdictMethodSet, "A DISTINCT interface type with client-go's method set (values convert implicitly both ways; types built from it, such as []" + o.Name() + " or func(" + o.Name() + "), do not)", nil
 		}
-		return 0, "", fmt.Errorf("a type of its own (%s), not client-go's %s: declare it as an alias", str(o.Type().Underlying()), str(u.Type()))
+		return 0, "", fmt.Errorf("a type of its own (%s), not client-go's %s: alias client-go's type or leave the name to the generated file", describe(ot, str), str(u.Type()))
 	case *types.Const:
 		oc, ok := o.(*types.Const)
 		if !ok {
@@ -296,6 +307,20 @@ func sameGeneric(o, u *types.TypeName) bool {
 		}
 	}
 	return true
+}
+
+// describe names the type a hand-written type name stands for: the type it
+// aliases, or for a type defined here its (shortened) underlying type.
+func describe(o *types.TypeName, str func(types.Type) string) string {
+	t := types.Unalias(o.Type())
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != o.Pkg() {
+		return str(t)
+	}
+	d := str(t.Underlying())
+	if len(d) > 100 {
+		d = d[:97] + "..."
+	}
+	return d
 }
 
 func kind(o types.Object) string {
