@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	dropin.NewDeltaFIFO = func(opts cache.DeltaFIFOOptions) cache.Queue { return newDropIn(opts) }
+	dropin.NewDeltaFIFO = func(opts cache.DeltaFIFOOptions) dropin.DeltaFIFO { return newDropIn(opts) }
 }
 
 // dropIn adapts core[any] to client-go's Queue interfaces.
@@ -139,6 +139,26 @@ func (q *dropIn) Close() { q.c.close() }
 
 // IsClosed reports whether Close was called.
 func (q *dropIn) IsClosed() bool { return q.c.isClosed() }
+
+// KeyOf is client-go's DeltaFIFO.KeyOf: the FIFO's key function, applied
+// to the newest object of a Deltas or to what a DeletedFinalStateUnknown
+// wraps (its key as it says).
+func (q *dropIn) KeyOf(obj any) (string, error) {
+	if ds, ok := obj.(cache.Deltas); ok {
+		if len(ds) == 0 {
+			return "", cache.KeyError{Obj: obj, Err: cache.ErrZeroLengthDeltasObject}
+		}
+		obj = ds.Newest().Object
+	}
+	if k, _, ok := unwrapTombstone(obj); ok {
+		return k, nil
+	}
+	key, err := q.c.cfg.keyOf(obj)
+	if err != nil {
+		return "", cache.KeyError{Obj: obj, Err: err}
+	}
+	return key, nil
+}
 
 // Transformer implements cache.TransformingStore.
 func (q *dropIn) Transformer() cache.TransformFunc { return q.transformer }

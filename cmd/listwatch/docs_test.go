@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	lwworkqueue "github.com/listwatch/listwatch/clientgo/util/workqueue"
@@ -18,9 +17,12 @@ import (
 // The code snippets of docs/migration.md, kept here so that they compile;
 // they are not run.
 
-func docsDropIn(lw cache.ListerWatcher) {
-	inf := lwcache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
-	queue := lwworkqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]())
+// docsDropIn is step 1: client-go code with the import prefix changed
+// (lwcache and lwworkqueue are clientgo/tools/cache and
+// clientgo/util/workqueue, imported as cache and workqueue in the guide).
+func docsDropIn(lw lwcache.ListerWatcher) {
+	inf := lwcache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, lwcache.Indexers{})
+	queue := lwworkqueue.NewTypedRateLimitingQueue(lwworkqueue.DefaultTypedControllerRateLimiter[string]())
 	_, _ = inf, queue
 }
 

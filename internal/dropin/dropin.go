@@ -47,6 +47,17 @@ type Quirks[T any] struct {
 // package store.
 var NewIndexer func(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer
 
+// DeltaFIFO is what client-go's *cache.DeltaFIFO offers, on the FIFO's
+// engine: the methods clientgo/tools/cache's DeltaFIFO forwards to.
+type DeltaFIFO interface {
+	cache.QueueWithBatch
+	cache.TransformingStore
+	Name() string
+	Done() <-chan struct{}
+	KeyOf(obj any) (string, error)
+	IsClosed() bool
+}
+
 // NewDeltaFIFO is client-go's cache.NewDeltaFIFOWithOptions on the FIFO's
 // engine; set by package deltafifo.
-var NewDeltaFIFO func(opts cache.DeltaFIFOOptions) cache.Queue
+var NewDeltaFIFO func(opts cache.DeltaFIFOOptions) DeltaFIFO

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/internal/dropin"
 	_ "github.com/listwatch/listwatch/store" // sets dropin.NewIndexer
@@ -24,11 +25,25 @@ import (
 // changes nothing) instead of panicking; a nil key function makes every
 // keyed call fail with store.ErrNoKeyFunc; a nil index function yields no
 // values.
-func NewIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer {
+//
+// opts (client-go's StoreOptions: a transformer, informer metrics) act on
+// client-go's own store internals and cannot apply here: they are ignored,
+// with an error logged once per call that passes any. client-go's
+// reflector and informers set them; code that builds a store for itself
+// rarely does.
+func NewIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers, opts ...cache.StoreOption) cache.Indexer {
+	warnStoreOptions("NewIndexer", opts)
 	return dropin.NewIndexer(keyFunc, indexers)
 }
 
 // NewStore is client-go's cache.NewStore: NewIndexer without indexes.
-func NewStore(keyFunc cache.KeyFunc) cache.Store {
+func NewStore(keyFunc cache.KeyFunc, opts ...cache.StoreOption) cache.Store {
+	warnStoreOptions("NewStore", opts)
 	return dropin.NewIndexer(keyFunc, cache.Indexers{})
+}
+
+func warnStoreOptions(fn string, opts []cache.StoreOption) {
+	if len(opts) > 0 {
+		klog.Background().Error(nil, "cache."+fn+": StoreOptions are not supported by listwatch's store and are ignored", "options", len(opts))
+	}
 }

@@ -91,7 +91,7 @@ func isRegistered(i SharedInformer, h ResourceEventHandlerRegistration) bool {
 		}
 		return false
 	}
-	if fmt.Sprintf("%T", h) != "*informer.compatRegistration" {
+	if fmt.Sprintf("%T", h) != "*cache.registration" {
 		return false
 	}
 	reg := field(hv, "reg").Pointer()
