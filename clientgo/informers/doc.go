@@ -1,18 +1,70 @@
-// Package informers is client-go's [k8s.io/client-go/informers] (the shared informer factory of the built-in resources) under
-// listwatch's import path: code written for client-go's package compiles
-// unchanged when its import path k8s.io/client-go/informers becomes
-// github.com/listwatch/listwatch/clientgo/informers.
+// Package informers is client-go's [k8s.io/client-go/informers] (the shared
+// informer factory of the built-in resources) on listwatch's engine: code
+// written for client-go's package compiles unchanged when its import path
+// k8s.io/client-go/informers becomes
+// github.com/listwatch/listwatch/clientgo/informers, and its informers are
+// listwatch's, decoding with package restsource and its memory options.
 //
-// Each exported name is listwatch's or client-go's. The names this package
-// declares in its own files (every file but zz_generated.reexport.go) are
-// listwatch's: drop-ins with client-go's signatures, checked against
-// client-go's by the generator. Every other name is client-go's, re-exported
-// by zz_generated.reexport.go (make clientgo-gen): types as aliases, so values
-// pass freely between this package, client-go's and everything built on
-// client-go; functions as wrappers that call client-go's; constants as
-// constants; error variables as copies. The header of that file lists which
-// names are listwatch's and what could not be re-exported as client-go
-// declares it.
+// The factory is listwatch's (NewSharedInformerFactory,
+// NewSharedInformerFactoryWithOptions, NewFilteredSharedInformerFactory),
+// and so are the options (WithNamespace, WithTweakListOptions,
+// WithTransform, WithCustomResyncConfig, WithInformerName, and listwatch's
+// own WithMemoryOptions). Everything the factory hands out above its
+// informers is client-go's own: its group accessors (Core(), Apps(), ...)
+// call client-go's generated group constructors with this factory, so
+// f.Core().V1().Pods() is client-go's PodInformer and its Lister() client-go's
+// PodLister, over this factory's informer. The other names of the package
+// are client-go's, re-exported by zz_generated.reexport.go (its header lists
+// which are listwatch's).
+//
+// # What each informer is
+//
+// client-go's typed informers ask the factory for their informer with
+// InformerFor(&corev1.Pod{}, newFunc), where newFunc is their own default
+// (which would build client-go's informer over the clientset). The factory
+// recognises that default and builds listwatch's informer instead (the
+// drop-in of clientgo/tools/cache: handlers called in order, tombstones,
+// client-go's indexer interface) with a namespace index, listing and
+// watching through restsource over the clientset's REST client of the
+// type's group version (clientset.CoreV1().RESTClient()), in protobuf, with
+// the factory's namespace (not for cluster-scoped types), tweak and memory
+// options. The table of built-in types (147 in client-go v0.37) is
+// generated from client-go by hack/clientgo-informers
+// (zz_generated.builtins.go).
+//
+// The memory options are on by default (DefaultMemoryOptions):
+// metadata.managedFields are left out while decoding, repeated strings are
+// interned in one bounded restsource.Interner per factory, and equal
+// ResourceLists are shared. A controller that reads managedFields from its
+// listers, or modifies cached objects' resource requests in place (which
+// it must never do), turns them off:
+//
+//	informers.NewSharedInformerFactoryWithOptions(client, resync, informers.WithMemoryOptions(informers.MemoryOptions{}))
+//
+// The factory's transform (WithTransform) runs on every informer after
+// decoding, as client-go's.
+//
+// A clientset without REST clients (client-go's fake clientset returns a
+// nil one) is listed and watched through its typed clients instead, with
+// the same namespace and tweak, and without streaming lists, as client-go's
+// typed informers do: tests with fake clientsets keep working, on
+// listwatch's engine.
+//
+// A newFunc of the caller's own (kube-scheduler passes one that selects the
+// pods that are not terminal) is called as client-go calls it, with the
+// clientset and the type's resync period, and the factory keeps what it
+// returns (with the factory's transform set). What that informer is depends
+// on the caller's code: built with this module's clientgo/tools/cache, it
+// is listwatch's informer decoding with client-go's clientset; built with
+// client-go's (say through client-go's NewFilteredPodInformer), it is
+// client-go's. Neither has the memory options.
+//
+// Options must be this package's: client-go's SharedInformerOption is a
+// function over client-go's own factory, which this package cannot read.
+// This package's options are client-go's too (given to client-go's
+// factory, they do what client-go's do, and WithMemoryOptions nothing);
+// given one of client-go's own, the constructor logs an error and returns
+// client-go's factory with every option applied.
 //
 // # Usage
 //
@@ -21,6 +73,11 @@
 //	import "github.com/listwatch/listwatch/clientgo/informers"
 //
 //	factory := informers.NewSharedInformerFactory(clientset, 10*time.Minute)
+//	pods := factory.Core().V1().Pods()
+//	pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{...})
+//	factory.StartWithContext(ctx)
+//	factory.WaitForCacheSync(ctx.Done())
+//	pod, err := pods.Lister().Pods("default").Get("web")
 //
 // Packages outside the covered ones (client-go's listers, typed informers,
 // clientsets, tools/cache/synctrack...) keep their client-go import paths and
@@ -28,15 +85,19 @@
 //
 // # Concurrency
 //
-// Each name keeps the contract of the code behind it: a re-exported name is
-// client-go's code and documented there; a listwatch drop-in documents its
-// own and keeps client-go's (safe for concurrent use where client-go's is).
+// As client-go's: the factory is safe for concurrent use; Start runs each
+// informer on its own goroutines until the stop channel or context ends;
+// Shutdown waits for them.
 //
 // # Testing
 //
-// hack/peer's client-go-rewritten suite (make peer) runs client-go's own
-// tests of this package against it, with only their import paths rewritten;
-// docs/testing.md, "Peer suites", says which tests it leaves out and why.
-// make clientgo-check (part of make lint) fails when the generated file is
-// stale or the package lacks a name client-go exports.
+// The tests run the factory on client-go's fake clientset (listers,
+// namespace and tweak, sharing, ForResource, a custom newFunc, the
+// transform, sync results, options from either package) and on fake.Server
+// served over HTTP (restsource, the memory options on and off), and build
+// every entry of the generated table through client-go's typed informer.
+// examples/samplecontroller runs one controller on a real kube-apiserver
+// with client-go's imports and with this package's. make clientgo-check
+// (part of make lint) fails when a generated file is stale or the package
+// lacks a name client-go exports.
 package informers

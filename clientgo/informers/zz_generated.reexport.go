@@ -9,7 +9,14 @@
 //
 // Defined by this package's own files instead (listwatch's), each checked
 // against client-go's declaration:
-//   - none
+//   - NewFilteredSharedInformerFactory: identical signature
+//   - NewSharedInformerFactory: identical signature
+//   - NewSharedInformerFactoryWithOptions: identical signature
+//   - WithCustomResyncConfig: identical signature
+//   - WithInformerName: identical signature
+//   - WithNamespace: identical signature
+//   - WithTransform: identical signature
+//   - WithTweakListOptions: identical signature
 //
 // Variables, and functions not re-exported as functions:
 //   - none
@@ -22,13 +29,7 @@
 package informers
 
 import (
-	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/informers/internalinterfaces"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 )
 
 // GenericInformer is client-go's [informers.GenericInformer], as an alias: its
@@ -42,49 +43,3 @@ type SharedInformerFactory = informers.SharedInformerFactory
 // SharedInformerOption is client-go's [informers.SharedInformerOption], as an
 // alias: its methods and fields are client-go's.
 type SharedInformerOption = informers.SharedInformerOption
-
-// NewFilteredSharedInformerFactory calls client-go's
-// [informers.NewFilteredSharedInformerFactory].
-//
-// Deprecated: client-go deprecates
-// [informers.NewFilteredSharedInformerFactory]; see its documentation.
-func NewFilteredSharedInformerFactory(client kubernetes.Interface, defaultResync time.Duration, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) SharedInformerFactory {
-	return informers.NewFilteredSharedInformerFactory(client, defaultResync, namespace, tweakListOptions)
-}
-
-// NewSharedInformerFactory calls client-go's
-// [informers.NewSharedInformerFactory].
-func NewSharedInformerFactory(client kubernetes.Interface, defaultResync time.Duration) SharedInformerFactory {
-	return informers.NewSharedInformerFactory(client, defaultResync)
-}
-
-// NewSharedInformerFactoryWithOptions calls client-go's
-// [informers.NewSharedInformerFactoryWithOptions].
-func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultResync time.Duration, options ...SharedInformerOption) SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(client, defaultResync, options...)
-}
-
-// WithCustomResyncConfig calls client-go's [informers.WithCustomResyncConfig].
-func WithCustomResyncConfig(resyncConfig map[v1.Object]time.Duration) SharedInformerOption {
-	return informers.WithCustomResyncConfig(resyncConfig)
-}
-
-// WithInformerName calls client-go's [informers.WithInformerName].
-func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
-	return informers.WithInformerName(informerName)
-}
-
-// WithNamespace calls client-go's [informers.WithNamespace].
-func WithNamespace(namespace string) SharedInformerOption {
-	return informers.WithNamespace(namespace)
-}
-
-// WithTransform calls client-go's [informers.WithTransform].
-func WithTransform(transform cache.TransformFunc) SharedInformerOption {
-	return informers.WithTransform(transform)
-}
-
-// WithTweakListOptions calls client-go's [informers.WithTweakListOptions].
-func WithTweakListOptions(tweakListOptions internalinterfaces.TweakListOptionsFunc) SharedInformerOption {
-	return informers.WithTweakListOptions(tweakListOptions)
-}

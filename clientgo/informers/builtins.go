@@ -1,0 +1,160 @@
+package informers
+
+import (
+	"context"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers/internalinterfaces"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/restsource"
+)
+
+// builtin is what the factory knows of one type client-go's factory has an
+// informer for; the table, builtins, is generated from client-go by
+// hack/clientgo-informers (zz_generated.builtins.go).
+type builtin struct {
+	gvr schema.GroupVersionResource
+	// example is a zero object of the type: the table's key.
+	example    k8sruntime.Object
+	namespaced bool
+	// informer is client-go's typed informer of the type on f (ForResource).
+	informer func(f *sharedInformerFactory) cache.SharedIndexInformer
+	// restClient is the clientset's REST client of the type's group
+	// version: nil (or a nil pointer) for client-go's fake clientset.
+	restClient func(kubernetes.Interface) rest.Interface
+	// source is restsource.New for the type.
+	source func(restsource.Options) (cache.ListerWatcher, error)
+	// clientset lists and watches through the typed client, in namespace
+	// if the type is namespaced.
+	clientset func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext
+}
+
+// restSource is restsource.New[T] with the type the table wants.
+func restSource[T interface {
+	*E
+	k8sruntime.Object
+}, E any](opts restsource.Options) (cache.ListerWatcher, error) {
+	src, err := restsource.New[T](opts)
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+var (
+	// builtinByType and builtinByResource index builtins.
+	builtinByType     = map[reflect.Type]*builtin{}
+	builtinByResource = map[schema.GroupVersionResource]*builtin{}
+)
+
+func init() {
+	for i := range builtins {
+		b := &builtins[i]
+		builtinByType[reflect.TypeOf(b.example)] = b
+		builtinByResource[b.gvr] = b
+	}
+}
+
+// isDefaultInformer reports whether newFunc is the default of one of
+// client-go's generated typed informers: the method value
+// f.defaultInformer of, say, k8s.io/client-go/informers/core/v1's
+// podInformer, which builds client-go's informer over the clientset. The
+// factory builds its own informer instead.
+func isDefaultInformer(newFunc internalinterfaces.NewInformerFunc) bool {
+	if newFunc == nil {
+		return false
+	}
+	fn := runtime.FuncForPC(reflect.ValueOf(newFunc).Pointer())
+	if fn == nil {
+		return false
+	}
+	name := fn.Name() // k8s.io/client-go/informers/core/v1.(*podInformer).defaultInformer-fm
+	return strings.HasPrefix(name, "k8s.io/client-go/informers/") && strings.HasSuffix(name, ").defaultInformer-fm")
+}
+
+// newInformer builds the informer InformerFor hands out for obj: see
+// there.
+func (f *sharedInformerFactory) newInformer(obj k8sruntime.Object, newFunc internalinterfaces.NewInformerFunc, resync time.Duration) cache.SharedIndexInformer {
+	b := builtinByType[reflect.TypeOf(obj)]
+	if b == nil || !isDefaultInformer(newFunc) {
+		return newFunc(f.client, resync)
+	}
+	lw, err := f.source(b)
+	if err != nil {
+		// restsource.New refuses only options it validates, all set here,
+		// and types its scheme lacks, which client-go's are not.
+		klog.Background().Error(err, "informers: building the source; using client-go's informer", "resource", b.gvr)
+		return newFunc(f.client, resync)
+	}
+	return lwcache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{
+		ResyncPeriod: resync,
+		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		Identifier:   f.informerName.WithResource(b.gvr),
+	})
+}
+
+// source is what an informer of b's type lists and watches: restsource
+// over the group version's REST client, with the factory's namespace,
+// tweak and memory options; or, for a clientset without a REST client
+// (client-go's fake), the typed client's List and Watch with the
+// factory's namespace and tweak, as client-go's informer would use them.
+func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) {
+	namespace := f.namespace
+	if !b.namespaced {
+		namespace = metav1.NamespaceAll
+	}
+	rc := b.restClient(f.client)
+	if isNil(rc) {
+		return clientsetSource(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
+	}
+	return b.source(restsource.Options{
+		Client:             rc,
+		Resource:           b.gvr.Resource,
+		Namespace:          namespace,
+		TweakListOptions:   f.tweakListOptions,
+		StripManagedFields: f.memory.StripManagedFields,
+		Interner:           f.memory.Interner,
+		ShareResourceLists: f.memory.ShareResourceLists,
+	})
+}
+
+// isNil reports whether c is nil or holds a nil pointer.
+func isNil(c rest.Interface) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// clientsetSource applies tweak to every list and watch of lw, and says
+// whether client supports streaming lists (client-go's fake clientset does
+// not), as client-go's typed informers do.
+func clientsetSource(lw cache.ListerWatcherWithContext, tweak internalinterfaces.TweakListOptionsFunc, client kubernetes.Interface) cache.ListerWatcher {
+	tweaked := func(o metav1.ListOptions) metav1.ListOptions {
+		if tweak != nil {
+			tweak(&o)
+		}
+		return o
+	}
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
+			return lw.ListWithContext(ctx, tweaked(o))
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return lw.WatchWithContext(ctx, tweaked(o))
+		},
+	}, client)
+}

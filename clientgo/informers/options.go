@@ -1,0 +1,107 @@
+package informers
+
+import (
+	"reflect"
+	"time"
+
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/informers/internalinterfaces"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/clientgo/internal/factoryopts"
+	"github.com/listwatch/listwatch/restsource"
+)
+
+// settings is what a factory's options set: client-go's, and the memory
+// options.
+type settings struct {
+	namespace        string
+	tweakListOptions internalinterfaces.TweakListOptionsFunc
+	customResync     map[reflect.Type]time.Duration
+	transform        cache.TransformFunc
+	informerName     *cache.InformerName
+	// memory is set by WithMemoryOptions; nil means the default.
+	memory *MemoryOptions
+}
+
+// option returns an option that is client-go's base option and, given to
+// this package's constructors, records what it sets (package
+// clientgo/internal/factoryopts).
+func option(base SharedInformerOption, record func(*settings)) SharedInformerOption {
+	return factoryopts.Option(base, record)
+}
+
+// WithNamespace limits the factory to namespace, as client-go's option
+// does (cluster-scoped resources are not limited).
+func WithNamespace(namespace string) SharedInformerOption {
+	return option(informers.WithNamespace(namespace), func(s *settings) { s.namespace = namespace })
+}
+
+// WithTweakListOptions sets a function that edits the options of every
+// list and watch of the factory's informers, as client-go's option does.
+func WithTweakListOptions(tweakListOptions internalinterfaces.TweakListOptionsFunc) SharedInformerOption {
+	return option(informers.WithTweakListOptions(tweakListOptions), func(s *settings) { s.tweakListOptions = tweakListOptions })
+}
+
+// WithTransform sets a transform on every informer of the factory, as
+// client-go's option does. It runs after decoding: with the memory options
+// on, it sees objects without their managedFields.
+func WithTransform(transform cache.TransformFunc) SharedInformerOption {
+	return option(informers.WithTransform(transform), func(s *settings) { s.transform = transform })
+}
+
+// WithCustomResyncConfig sets the resync period of the informers of the
+// given object types, as client-go's option does.
+func WithCustomResyncConfig(resyncConfig map[v1.Object]time.Duration) SharedInformerOption {
+	return option(informers.WithCustomResyncConfig(resyncConfig), func(s *settings) {
+		for obj, d := range resyncConfig {
+			s.customResync[reflect.TypeOf(obj)] = d
+		}
+	})
+}
+
+// WithInformerName sets the InformerName the factory's informers register
+// their resources under, as client-go's option does; Shutdown releases it.
+func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
+	return option(informers.WithInformerName(informerName), func(s *settings) { s.informerName = informerName })
+}
+
+// MemoryOptions are the restsource memory options (restsource.Options'
+// fields of the same names) with which the factory's informers of
+// built-in types decode what they list and watch. The zero value turns
+// them all off; the default is DefaultMemoryOptions.
+type MemoryOptions struct {
+	// StripManagedFields leaves every object's metadata.managedFields out
+	// while decoding: cached objects have none, as after client-go's
+	// informer with a transform that strips them (controller-runtime's
+	// TransformStripManagedFields).
+	StripManagedFields bool
+	// Interner deduplicates the strings that repeat across the cached
+	// objects; nil means none. One Interner may serve several factories.
+	Interner *restsource.Interner
+	// ShareResourceLists, with an Interner, makes equal ResourceLists
+	// (containers' requests and limits) of different objects one map:
+	// cached objects' ResourceLists must then never be modified in place.
+	ShareResourceLists bool
+}
+
+// DefaultMemoryOptions are the memory options of a factory built without
+// WithMemoryOptions: managedFields stripped while decoding, an Interner of
+// restsource's default size (a new one for each factory) and shared
+// ResourceLists.
+func DefaultMemoryOptions() MemoryOptions {
+	return MemoryOptions{StripManagedFields: true, Interner: restsource.NewInterner(0), ShareResourceLists: true}
+}
+
+// WithMemoryOptions sets the memory options of the factory's informers of
+// built-in types (those it builds itself; see the package doc). To turn
+// them off:
+//
+//	informers.NewSharedInformerFactoryWithOptions(client, resync, informers.WithMemoryOptions(informers.MemoryOptions{}))
+//
+// It is listwatch's own option: given to client-go's factory, it does
+// nothing.
+func WithMemoryOptions(m MemoryOptions) SharedInformerOption {
+	return option(nil, func(s *settings) { s.memory = &m })
+}
