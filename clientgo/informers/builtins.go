@@ -1,7 +1,6 @@
 package informers
 
 import (
-	"context"
 	"reflect"
 	"runtime"
 	"strings"
@@ -10,13 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/listwatch/listwatch/clientgo/internal/gvrfactory"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -117,7 +116,7 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 	}
 	rc := b.restClient(f.client)
 	if isNil(rc) {
-		return clientsetSource(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
+		return gvrfactory.Source(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
 	}
 	return b.source(restsource.Options{
 		Client:             rc,
@@ -137,24 +136,4 @@ func isNil(c rest.Interface) bool {
 	}
 	v := reflect.ValueOf(c)
 	return v.Kind() == reflect.Pointer && v.IsNil()
-}
-
-// clientsetSource applies tweak to every list and watch of lw, and says
-// whether client supports streaming lists (client-go's fake clientset does
-// not), as client-go's typed informers do.
-func clientsetSource(lw cache.ListerWatcherWithContext, tweak internalinterfaces.TweakListOptionsFunc, client kubernetes.Interface) cache.ListerWatcher {
-	tweaked := func(o metav1.ListOptions) metav1.ListOptions {
-		if tweak != nil {
-			tweak(&o)
-		}
-		return o
-	}
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
-			return lw.ListWithContext(ctx, tweaked(o))
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return lw.WatchWithContext(ctx, tweaked(o))
-		},
-	}, client)
 }

@@ -10,7 +10,9 @@
 //
 // Defined by this package's own files instead (listwatch's), each checked
 // against client-go's declaration:
-//   - none
+//   - NewDynamicSharedInformerFactory: identical signature
+//   - NewFilteredDynamicInformer: identical signature
+//   - NewFilteredDynamicSharedInformerFactory: identical signature
 //
 // Variables, and functions not re-exported as functions:
 //   - none
@@ -23,13 +25,7 @@
 package dynamicinformer
 
 import (
-	"time"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 )
 
 // DynamicSharedInformerFactory is client-go's
@@ -40,21 +36,3 @@ type DynamicSharedInformerFactory = dynamicinformer.DynamicSharedInformerFactory
 // TweakListOptionsFunc is client-go's [dynamicinformer.TweakListOptionsFunc],
 // as an alias: its methods and fields are client-go's.
 type TweakListOptionsFunc = dynamicinformer.TweakListOptionsFunc
-
-// NewDynamicSharedInformerFactory calls client-go's
-// [dynamicinformer.NewDynamicSharedInformerFactory].
-func NewDynamicSharedInformerFactory(client dynamic.Interface, defaultResync time.Duration) DynamicSharedInformerFactory {
-	return dynamicinformer.NewDynamicSharedInformerFactory(client, defaultResync)
-}
-
-// NewFilteredDynamicInformer calls client-go's
-// [dynamicinformer.NewFilteredDynamicInformer].
-func NewFilteredDynamicInformer(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
-	return dynamicinformer.NewFilteredDynamicInformer(client, gvr, namespace, resyncPeriod, indexers, tweakListOptions)
-}
-
-// NewFilteredDynamicSharedInformerFactory calls client-go's
-// [dynamicinformer.NewFilteredDynamicSharedInformerFactory].
-func NewFilteredDynamicSharedInformerFactory(client dynamic.Interface, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc) DynamicSharedInformerFactory {
-	return dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, defaultResync, namespace, tweakListOptions)
-}

@@ -1,18 +1,27 @@
-// Package metadatainformer is client-go's [k8s.io/client-go/metadata/metadatainformer] (the shared informer factory of the metadata client (PartialObjectMetadata)) under
-// listwatch's import path: code written for client-go's package compiles
-// unchanged when its import path k8s.io/client-go/metadata/metadatainformer becomes
-// github.com/listwatch/listwatch/clientgo/metadata/metadatainformer.
+// Package metadatainformer is client-go's [k8s.io/client-go/metadata/metadatainformer]
+// (the shared informer factory of the metadata client, caching only object
+// metadata) on listwatch's engine: code written for client-go's package
+// compiles unchanged when its import path k8s.io/client-go/metadata/metadatainformer
+// becomes github.com/listwatch/listwatch/clientgo/metadata/metadatainformer,
+// and its informers are listwatch's.
 //
-// Each exported name is listwatch's or client-go's. The names this package
-// declares in its own files (every file but zz_generated.reexport.go) are
-// listwatch's: drop-ins with client-go's signatures, checked against
-// client-go's by the generator. Every other name is client-go's, re-exported
-// by zz_generated.reexport.go (make clientgo-gen): types as aliases, so values
-// pass freely between this package, client-go's and everything built on
-// client-go; functions as wrappers that call client-go's; constants as
-// constants; error variables as copies. The header of that file lists which
-// names are listwatch's and what could not be re-exported as client-go
-// declares it.
+// The constructors and WithTransform are listwatch's: each informer is the
+// drop-in of clientgo/tools/cache (handlers called in order, tombstones,
+// client-go's indexer interface) listing and watching through the metadata
+// client, as client-go's does, with the factory's namespace, tweak and
+// transform and a namespace index; its lister is client-go's
+// metadatalister over its cache. The objects are decoded by the metadata
+// client (restsource does not decode PartialObjectMetadata), so the memory
+// options of clientgo/informers do not apply. The other names of the
+// package are client-go's, re-exported by zz_generated.reexport.go (its
+// header lists which are listwatch's).
+//
+// Options must be this package's: client-go's SharedInformerOption is a
+// function over client-go's own factory, which this package cannot read.
+// This package's WithTransform is client-go's too (given to client-go's
+// factory, it does what client-go's does); given client-go's own,
+// NewSharedInformerFactoryWithOptions logs an error and returns client-go's
+// factory with every option applied.
 //
 // # Usage
 //
@@ -21,6 +30,9 @@
 //	import "github.com/listwatch/listwatch/clientgo/metadata/metadatainformer"
 //
 //	factory := metadatainformer.NewSharedInformerFactory(metadataClient, 10*time.Minute)
+//	secrets := factory.ForResource(corev1.SchemeGroupVersion.WithResource("secrets"))
+//	factory.Start(ctx.Done())
+//	factory.WaitForCacheSync(ctx.Done())
 //
 // Packages outside the covered ones (client-go's listers, typed informers,
 // clientsets, tools/cache/synctrack...) keep their client-go import paths and
@@ -28,15 +40,18 @@
 //
 // # Concurrency
 //
-// Each name keeps the contract of the code behind it: a re-exported name is
-// client-go's code and documented there; a listwatch drop-in documents its
-// own and keeps client-go's (safe for concurrent use where client-go's is).
+// As client-go's: the factory is safe for concurrent use; Start runs each
+// informer on its own goroutines until the stop channel is closed;
+// Shutdown waits for them.
 //
 // # Testing
 //
-// hack/peer's client-go-rewritten suite (make peer) runs client-go's own
-// tests of this package against it, with only their import paths rewritten;
-// docs/testing.md, "Peer suites", says which tests it leaves out and why.
-// make clientgo-check (part of make lint) fails when the generated file is
-// stale or the package lacks a name client-go exports.
+// The tests run the factory on client-go's fake metadata client, with this
+// package's option and with client-go's. hack/peer's client-go-rewritten
+// suite (make peer) runs client-go's own tests of this package against it,
+// with only their import paths rewritten; hack/peer/known-failures.txt
+// lists the one that fails by a deliberate difference (a streaming list's
+// end bookmark without a resource version). make clientgo-check (part of
+// make lint) fails when the generated file is stale or the package lacks a
+// name client-go exports.
 package metadatainformer

@@ -10,7 +10,11 @@
 //
 // Defined by this package's own files instead (listwatch's), each checked
 // against client-go's declaration:
-//   - none
+//   - NewFilteredMetadataInformer: identical signature
+//   - NewFilteredSharedInformerFactory: identical signature
+//   - NewSharedInformerFactory: identical signature
+//   - NewSharedInformerFactoryWithOptions: identical signature
+//   - WithTransform: identical signature
 //
 // Variables, and functions not re-exported as functions:
 //   - none
@@ -23,13 +27,7 @@
 package metadatainformer
 
 import (
-	"time"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
-	"k8s.io/client-go/tools/cache"
 )
 
 // SharedInformerFactory is client-go's
@@ -44,32 +42,3 @@ type SharedInformerOption = metadatainformer.SharedInformerOption
 // TweakListOptionsFunc is client-go's [metadatainformer.TweakListOptionsFunc],
 // as an alias: its methods and fields are client-go's.
 type TweakListOptionsFunc = metadatainformer.TweakListOptionsFunc
-
-// NewFilteredMetadataInformer calls client-go's
-// [metadatainformer.NewFilteredMetadataInformer].
-func NewFilteredMetadataInformer(client metadata.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
-	return metadatainformer.NewFilteredMetadataInformer(client, gvr, namespace, resyncPeriod, indexers, tweakListOptions)
-}
-
-// NewFilteredSharedInformerFactory calls client-go's
-// [metadatainformer.NewFilteredSharedInformerFactory].
-func NewFilteredSharedInformerFactory(client metadata.Interface, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc) SharedInformerFactory {
-	return metadatainformer.NewFilteredSharedInformerFactory(client, defaultResync, namespace, tweakListOptions)
-}
-
-// NewSharedInformerFactory calls client-go's
-// [metadatainformer.NewSharedInformerFactory].
-func NewSharedInformerFactory(client metadata.Interface, defaultResync time.Duration) SharedInformerFactory {
-	return metadatainformer.NewSharedInformerFactory(client, defaultResync)
-}
-
-// NewSharedInformerFactoryWithOptions calls client-go's
-// [metadatainformer.NewSharedInformerFactoryWithOptions].
-func NewSharedInformerFactoryWithOptions(client metadata.Interface, defaultResync time.Duration, options ...SharedInformerOption) SharedInformerFactory {
-	return metadatainformer.NewSharedInformerFactoryWithOptions(client, defaultResync, options...)
-}
-
-// WithTransform calls client-go's [metadatainformer.WithTransform].
-func WithTransform(transform cache.TransformFunc) SharedInformerOption {
-	return metadatainformer.WithTransform(transform)
-}
