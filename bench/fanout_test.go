@@ -50,7 +50,7 @@ func BenchmarkFanout(b *testing.B) {
 	events, slotOf := fanoutEvents()
 	items := theCorpus().list[:fanoutPods]
 	for _, fast := range []int{1, 10, 50} {
-		for _, lib := range libs {
+		for _, lib := range libsWithDropin() {
 			b.Run(fmt.Sprintf("handlers=%d+slow/%s", fast, lib), func(b *testing.B) {
 				benchFanout(b, lib, fast, items, events, slotOf)
 			})

@@ -161,7 +161,7 @@ func startClientGo(ctx context.Context, env realEnv) (*realRun, error) {
 
 // listwatchOptions are restsource's options of a listwatch subject.
 type listwatchOptions struct {
-	strip, intern, shareLists bool
+	strip, intern, shareLists, shareRepeated bool
 }
 
 // startListwatch is listwatch's typed informer (namespace index, one
@@ -190,7 +190,7 @@ func startRestsource[T interface {
 		return nil, err
 	}
 	opts := restsource.Options{Client: cs.CoreV1().RESTClient(), Resource: env.kind, StripManagedFields: o.strip,
-		ShareResourceLists: o.shareLists, ProjectionOf: projectionOf,
+		ShareResourceLists: o.shareLists, ShareRepeated: o.shareRepeated, ProjectionOf: projectionOf,
 		TweakListOptions: func(lo *metav1.ListOptions) { lo.LabelSelector = env.selector }}
 	opts.ContentType = restsource.ContentTypeJSON
 	if env.encoding == "protobuf" {
@@ -225,9 +225,14 @@ func startRestsource[T interface {
 	if in != nil {
 		run.stats = func() map[string]float64 {
 			st := in.Stats()
-			m := map[string]float64{"intern-hit-%": 100 * st.HitRate(), "intern-evictions": float64(st.Evictions), "intern-len": float64(st.Len)}
+			m := map[string]float64{"intern-hit-%": 100 * st.HitRate(), "intern-len": float64(st.Len),
+				"intern-cap": float64(st.Capacity), "intern-KiB": float64(st.Bytes) / 1024}
 			if st.ListHits+st.ListMisses > 0 {
 				m["lists-hit-%"] = 100 * float64(st.ListHits) / float64(st.ListHits+st.ListMisses)
+			}
+			if st.Parts.Hits+st.Parts.Misses > 0 {
+				m["parts-hit-%"] = 100 * st.Parts.HitRate()
+				m["parts-len"] = float64(st.Parts.Len)
 			}
 			return m
 		}
@@ -237,8 +242,9 @@ func startRestsource[T interface {
 
 func init() {
 	registerRealSubject(realSubject{name: "client-go", kinds: []string{"pods", "configmaps"}, start: startClientGo})
+	// listwatch: the recommended options for whole objects.
 	registerRealSubject(realSubject{name: "listwatch", baseline: "client-go", kinds: []string{"pods", "configmaps"},
-		start: startListwatch(listwatchOptions{strip: true, intern: true, shareLists: true})})
+		start: startListwatch(listwatchOptions{strip: true, intern: true, shareRepeated: true})})
 	registerRealSubject(realSubject{name: "listwatch-strip", baseline: "client-go", kinds: []string{"pods", "configmaps"},
 		start: startListwatch(listwatchOptions{strip: true})})
 	registerRealSubject(realSubject{name: "listwatch-projection", baseline: "client-go", kinds: []string{"pods"},
