@@ -13,6 +13,7 @@ import (
 // realFigures are the medians of one row.
 type realFigures struct {
 	bytesPerObj, peakMB, cpuMS, syncMS float64
+	cpuMin, cpuMax                     float64
 	stats                              map[string]float64
 	lists, watches                     int64
 }
@@ -43,6 +44,9 @@ func (r *realRow) figures() realFigures {
 		wall = append(wall, float64(res.Wall)/float64(time.Millisecond))
 	}
 	f.bytesPerObj, f.peakMB, f.cpuMS, f.syncMS = medianOf(live), medianOf(peak), medianOf(cpu), medianOf(wall)
+	if len(cpu) > 0 {
+		f.cpuMin, f.cpuMax = slices.Min(cpu), slices.Max(cpu)
+	}
 	all := append(slices.Clone(r.cpu), r.peak...)
 	if len(all) > 0 {
 		f.stats = all[len(all)-1].Stats
@@ -59,7 +63,7 @@ func reportReal(b *testing.B, rows []realRow) {
 		figs[rows[i].name()] = rows[i].figures()
 	}
 	var tbl strings.Builder
-	tbl.WriteString("| kind | encoding | list | subject | B/obj | ÷ base | peak MiB | ÷ base | CPU ms | ÷ base | sync ms | requests (list/watch) | notes |\n")
+	tbl.WriteString("| kind | encoding | list | subject | B/obj | ÷ base | peak MiB | ÷ base | CPU ms [range] | ÷ base | sync ms | requests (list/watch) | notes |\n")
 	tbl.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
 	for i := range rows {
 		r := &rows[i]
@@ -108,9 +112,9 @@ func reportReal(b *testing.B, rows []realRow) {
 		if base != nil {
 			bb, bp, bc = base.bytesPerObj, base.peakMB, base.cpuMS
 		}
-		fmt.Fprintf(&tbl, "| %s | %s | %s | %s | %.0f | %s | %.1f | %s | %.0f | %s | %.0f | %d/%d | %s |\n",
+		fmt.Fprintf(&tbl, "| %s | %s | %s | %s | %.0f | %s | %.1f | %s | %.0f [%.0f–%.0f] | %s | %.0f | %d/%d | %s |\n",
 			r.kind, r.encoding, list, r.subject, f.bytesPerObj, ratio(f.bytesPerObj, bb), f.peakMB, ratio(f.peakMB, bp),
-			f.cpuMS, ratio(f.cpuMS, bc), f.syncMS, f.lists, f.watches, strings.Join(notes, ", "))
+			f.cpuMS, f.cpuMin, f.cpuMax, ratio(f.cpuMS, bc), f.syncMS, f.lists, f.watches, strings.Join(notes, ", "))
 	}
 	b.Logf("medians of %d rounds, %d objects:\n%s", max(len(rows[0].cpu), len(rows[0].peak)), rows[0].n, tbl.String())
 	if out := os.Getenv("BENCH_REAL_OUT"); out != "" {

@@ -27,8 +27,8 @@ import (
 // interned. Interning only ever replaces a string by an equal one:
 // objects are the same with or without an Interner.
 //
-// Memory: 24 bytes per slot of the table (the slot and four
-// fingerprints), so at most 24 bytes times the capacity, plus the strings it holds (at
+// Memory: 28 bytes per slot of the table (the slot, a tag and four
+// fingerprints), so at most 28 bytes times the capacity, plus the strings it holds (at
 // most one per slot, each at most MaxInternedLen bytes); [Interner.Stats]
 // reports both, and how well the table does.
 //
@@ -50,7 +50,12 @@ type Interner struct {
 // stringTable is one size of an Interner's table.
 type stringTable struct {
 	slots []atomic.Pointer[string] // in sets of internWays, the newest first
-	mask  uint64                   // of a set's index: sets - 1
+	// tags[i] is a few bits of the hash of *slots[i], so that a lookup
+	// reads only the strings that may match (a tag that is briefly out of
+	// step with its slot costs a comparison or a hit, never a wrong
+	// string).
+	tags []atomic.Uint32
+	mask uint64 // of a set's index: sets - 1
 	// seen holds fingerprints of strings seen once (seenPerSlot per
 	// slot): a string is admitted when it finds its own fingerprint there.
 	seen []atomic.Uint32
@@ -68,8 +73,8 @@ type stringTable struct {
 const seenPerSlot = 4
 
 func newStringTable(slots int) *stringTable {
-	return &stringTable{slots: make([]atomic.Pointer[string], slots), mask: uint64(slots/internWays - 1),
-		seen: make([]atomic.Uint32, seenPerSlot*slots)}
+	return &stringTable{slots: make([]atomic.Pointer[string], slots), tags: make([]atomic.Uint32, slots),
+		mask: uint64(slots/internWays - 1), seen: make([]atomic.Uint32, seenPerSlot*slots)}
 }
 
 // set returns the index of the first slot of the set of hash h.
@@ -77,8 +82,11 @@ func (t *stringTable) set(h uint64) uint64 { return internWays * (h & t.mask) }
 
 // find returns the string equal to s in the set of hash h, if any.
 func (t *stringTable) find(h uint64, s string) (*string, bool) {
-	i := t.set(h)
+	i, tag := t.set(h), uint32(h>>32)
 	for j := i; j < i+internWays; j++ {
+		if t.tags[j].Load() != tag {
+			continue
+		}
 		if p := t.slots[j].Load(); p != nil && *p == s {
 			return p, true
 		}
@@ -119,8 +127,10 @@ func (t *stringTable) add(h uint64, s string) (dropped bool) {
 	dropped = t.slots[i+internWays-1].Load() != nil
 	for j := i + internWays - 1; j > i; j-- {
 		t.slots[j].Store(t.slots[j-1].Load())
+		t.tags[j].Store(t.tags[j-1].Load())
 	}
 	t.slots[i].Store(&s)
+	t.tags[i].Store(uint32(h >> 32))
 	return dropped
 }
 
@@ -154,7 +164,7 @@ const InitialInternerCapacity = 8192
 
 // NewInterner returns an Interner that holds at most capacity strings
 // (rounded up to a power of two, at least 32), or
-// DefaultInternerCapacity (262,144: at most 6 MiB of table) for 0 or less. Its
+// DefaultInternerCapacity (262,144: at most 7 MiB of table) for 0 or less. Its
 // table starts at InitialInternerCapacity and grows as the strings that
 // repeat need room. The ResourceList table (Options.ShareResourceLists)
 // holds an eighth of the initial size (at least 128) and the table of
@@ -369,7 +379,7 @@ func (in *Interner) Stats() InternerStats {
 	t := in.tab.Load()
 	st := InternerStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Admitted: in.admitted.Load(),
 		Evictions: in.evictions.Load(), Grows: in.grows.Load(), Capacity: len(t.slots), MaxCapacity: in.maxSlots,
-		Bytes: int64(8*len(t.slots) + 4*len(t.seen))}
+		Bytes: int64(12*len(t.slots) + 4*len(t.seen))}
 	for i := range t.slots {
 		if p := t.slots[i].Load(); p != nil {
 			st.Len++

@@ -1,6 +1,7 @@
 package restsource
 
 import (
+	"bytes"
 	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -29,6 +30,7 @@ const (
 	siteVolumeSource
 	siteContainers
 	siteInitContainers
+	siteContainerBut
 	siteCommand
 	siteArgs
 	sitePorts
@@ -131,16 +133,22 @@ type partsDecoder struct {
 	in      *interning
 	t       *partTable
 	volumes []string // the pod's volume names, for its mounts
+	// own holds the names of the pod's volumes that no object had before
+	// (a service-account token volume's kube-api-access-<random>): the
+	// runs that name them are the pod's own, not worth a lookup.
+	own [][]byte
 }
 
 // part decodes the run of a field of parent type P with P's generated
 // decoder, then takes the field: shared by every pod whose run is encoded
-// alike. prepare interns the new part's strings before it is shared.
+// alike. prepare interns the new part's strings before it is shared. A
+// run of volume mounts naming one of the pod's own volumes (see
+// partsDecoder.own) is decoded without the table: no other pod has it.
 func part[P any, PP interface {
 	*P
 	unmarshaler
 }, F any](d *partsDecoder, site partSite, run []byte, get func(*P) F, prepare func(F)) (F, error) {
-	return sharePart(d.t, site, run, func(run []byte) (F, error) {
+	decode := func(run []byte) (F, error) {
 		var p P
 		if err := PP(&p).Unmarshal(run); err != nil {
 			var zero F
@@ -149,7 +157,22 @@ func part[P any, PP interface {
 		f := get(&p)
 		prepare(f)
 		return f, nil
-	})
+	}
+	if (site == siteMounts || site == siteStatusMounts) && d.mine(run) {
+		return decode(run)
+	}
+	return sharePart(d.t, site, run, decode)
+}
+
+// mine reports whether run holds the name of one of the pod's own
+// volumes.
+func (d *partsDecoder) mine(run []byte) bool {
+	for _, name := range d.own {
+		if bytes.Contains(run, name) {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -196,6 +219,23 @@ func (d *partsDecoder) pod(msg []byte, p *corev1.Pod, strip bool) error {
 			return d.status(v, &p.Status)
 		}
 	})
+}
+
+// countEntries counts the fields of a run (which eachPart checked).
+func countEntries(run []byte) int {
+	n := 0
+	for i := 0; i < len(run); n++ {
+		num, typ, t := protowire.ConsumeTag(run[i:])
+		if t < 0 {
+			break
+		}
+		m := protowire.ConsumeFieldValue(num, typ, run[i+t:])
+		if m < 0 {
+			break
+		}
+		i += t + m
+	}
+	return n
 }
 
 // single returns the value of a run of one field, or errUnsplittable for
@@ -292,10 +332,13 @@ func (d *partsDecoder) spec(msg []byte, s *corev1.PodSpec) error {
 }
 
 // volumesOf decodes a run of volumes: all of them shared if another pod's
-// are encoded alike, else each volume's source shared, its name the pod's.
+// are encoded alike, else each volume's source shared, its name the pod's
+// (and noted in own if no object had it before: the run is then not
+// offered to the table).
 func (d *partsDecoder) volumesOf(run []byte) ([]corev1.Volume, error) {
-	vols, err := sharePart(d.t, siteVolumes, run, func(run []byte) ([]corev1.Volume, error) {
-		var vols []corev1.Volume
+	d.own = d.own[:0]
+	vols, err := sharePartKeep(d.t, siteVolumes, partKey{a: run}, func() ([]corev1.Volume, error) {
+		vols := make([]corev1.Volume, 0, countEntries(run))
 		for i := 0; i < len(run); {
 			_, _, n := protowire.ConsumeTag(run[i:])
 			v, l := protowire.ConsumeBytes(run[i+n:])
@@ -310,12 +353,16 @@ func (d *partsDecoder) volumesOf(run []byte) ([]corev1.Volume, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.in.intern(&vol.Name)
+			var hit bool
+			vol.Name, hit = d.in.internHit(vol.Name)
+			if !hit && vol.Name != "" {
+				d.own = append(d.own, []byte(vol.Name))
+			}
 			vols = append(vols, vol)
 			i += n + l
 		}
 		return slices.Clip(vols), nil
-	})
+	}, func() bool { return len(d.own) == 0 })
 	if err != nil {
 		return nil, err
 	}
@@ -327,10 +374,12 @@ func (d *partsDecoder) volumesOf(run []byte) ([]corev1.Volume, error) {
 }
 
 // containersOf decodes a run of containers: all shared if another pod's
-// are encoded alike, else each with its parts shared.
+// are encoded alike, else each container shared but for its volume
+// mounts (which name the pod's own service-account token volume), else
+// each with its parts shared.
 func (d *partsDecoder) containersOf(site partSite, run []byte) ([]corev1.Container, error) {
-	return sharePart(d.t, site, run, func(run []byte) ([]corev1.Container, error) {
-		var cs []corev1.Container
+	decode := func(run []byte) ([]corev1.Container, error) {
+		cs := make([]corev1.Container, 0, countEntries(run))
 		for i := 0; i < len(run); {
 			_, _, n := protowire.ConsumeTag(run[i:])
 			v, l := protowire.ConsumeBytes(run[i+n:])
@@ -338,13 +387,74 @@ func (d *partsDecoder) containersOf(site partSite, run []byte) ([]corev1.Contain
 				return nil, errUnsplittable
 			}
 			cs = append(cs, corev1.Container{})
-			if err := d.container(v, &cs[len(cs)-1]); err != nil {
+			if err := d.containerBut(v, &cs[len(cs)-1]); err != nil {
 				return nil, err
 			}
 			i += n + l
 		}
-		return slices.Clip(cs), nil
+		return cs, nil
+	}
+	if d.mine(run) {
+		return decode(run)
+	}
+	return sharePart(d.t, site, run, decode)
+}
+
+// containerBut decodes the container msg into c: the container but for
+// its volume mounts shared with every container encoded alike, the mounts
+// after.
+func (d *partsDecoder) containerBut(msg []byte, c *corev1.Container) error {
+	from, to, ok := runSpan(msg, 9)
+	if !ok {
+		return d.container(msg, c)
+	}
+	shared, err := sharePartKey(d.t, siteContainerBut, partKey{a: msg[:from], b: msg[to:]}, func() (corev1.Container, error) {
+		var c corev1.Container
+		err := d.container(append(msg[:from:from], msg[to:]...), &c)
+		return c, err
 	})
+	if err != nil {
+		return err
+	}
+	*c = shared
+	if from == to {
+		return nil
+	}
+	c.VolumeMounts, err = part(d, siteMounts, msg[from:to], func(c *corev1.Container) []corev1.VolumeMount { return slices.Clip(c.VolumeMounts) }, func(ms []corev1.VolumeMount) {
+		d.in.mounts(ms, d.volumes)
+	})
+	return err
+}
+
+// runSpan returns the span of the run of length-delimited fields num in
+// msg (from == to at the end of msg if there is none); ok is false if msg
+// does not split into fields or has fields num outside that one run.
+func runSpan(msg []byte, num protowire.Number) (from, to int, ok bool) {
+	from, to = -1, -1
+	for i := 0; i < len(msg); {
+		n, typ, t := protowire.ConsumeTag(msg[i:])
+		if t < 0 {
+			return 0, 0, false
+		}
+		m := protowire.ConsumeFieldValue(n, typ, msg[i+t:])
+		if m < 0 {
+			return 0, 0, false
+		}
+		if n == num {
+			switch {
+			case typ != protowire.BytesType || to >= 0 && to != i:
+				return 0, 0, false
+			case from < 0:
+				from = i
+			}
+			to = i + t + m
+		}
+		i += t + m
+	}
+	if from < 0 {
+		return len(msg), len(msg), true
+	}
+	return from, to, true
 }
 
 func (d *partsDecoder) container(msg []byte, c *corev1.Container) error {
@@ -393,7 +503,7 @@ func (d *partsDecoder) container(msg []byte, c *corev1.Container) error {
 
 func (d *partsDecoder) status(msg []byte, s *corev1.PodStatus) error {
 	err := eachPart(msg, podStatusParts.has, s.Unmarshal, func(num protowire.Number, run []byte) error {
-		var cs []corev1.ContainerStatus
+		cs := make([]corev1.ContainerStatus, 0, countEntries(run))
 		for i := 0; i < len(run); {
 			_, _, n := protowire.ConsumeTag(run[i:])
 			v, l := protowire.ConsumeBytes(run[i+n:])

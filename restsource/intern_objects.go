@@ -73,6 +73,14 @@ func (in *interning) object(obj any) {
 	}
 }
 
+// internHit interns s, reporting whether it was found (not a first or
+// second sighting).
+func (in *interning) internHit(s string) (string, bool) {
+	t, hit, counted := in.lookup(s)
+	in.count(hit, counted)
+	return t, hit
+}
+
 func (in *interning) intern(s *string) {
 	*s = in.String(*s)
 }

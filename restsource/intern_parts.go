@@ -12,7 +12,7 @@ import (
 // encoding, so that objects whose parts are encoded alike share one
 // decoded copy, and a hit skips decoding it. It admits a part on its
 // second sighting, as the string table does, and keeps the admitted ones
-// in sets of internWays per shard, dropping the least recently admitted;
+// in sets of internWays per shard, dropping the least recently used;
 // a shard doubles when it has dropped an eighth of its size, up to its
 // share of the capacity.
 //
@@ -73,9 +73,26 @@ func (t *partTable) init(initial, maxEntries int) {
 	}
 }
 
-// hash returns the hash of a part at site encoded as enc.
-func (t *partTable) hash(site partSite, enc []byte) uint64 {
-	return maphash.Bytes(t.seed, enc) ^ uint64(site)*0x9e3779b97f4a7c15
+// partKey is a part's encoding: a, followed by b if the part's encoding
+// is in two pieces (a container without its volume mounts).
+type partKey struct{ a, b []byte }
+
+func (k partKey) len() int { return len(k.a) + len(k.b) }
+
+// equal reports whether s is k's encoding.
+func (k partKey) equal(s string) bool {
+	return len(s) == k.len() && s[:len(k.a)] == string(k.a) && s[len(k.a):] == string(k.b)
+}
+
+func (k partKey) String() string { return string(k.a) + string(k.b) }
+
+// hash returns the hash of a part at site encoded as k.
+func (t *partTable) hash(site partSite, k partKey) uint64 {
+	h := maphash.Bytes(t.seed, k.a)
+	if len(k.b) > 0 {
+		h = h*0x100000001b3 ^ maphash.Bytes(t.seed, k.b)
+	}
+	return h ^ uint64(site)*0x9e3779b97f4a7c15
 }
 
 func (t *partTable) shard(h uint64) *partShard { return &t.shards[h%partShards] }
@@ -86,14 +103,19 @@ func (sh *partShard) set(h uint64) int {
 }
 
 // get returns the shared part at site encoded as enc (of hash h), if any.
-func (t *partTable) get(site partSite, h uint64, enc []byte) (any, bool) {
+func (t *partTable) get(site partSite, h uint64, enc partKey) (any, bool) {
 	sh := t.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	i := sh.set(h)
 	for j := i; j < i+internWays; j++ {
-		if e := &sh.entries[j]; e.h == h && e.site == site && e.key == string(enc) {
+		if e := sh.entries[j]; e.h == h && e.site == site && enc.equal(e.key) {
 			sh.hits++
+			// Move it to the front: the parts that keep being used stay,
+			// those kept but no longer used (an object's own, seen twice
+			// because it was sent twice) go first.
+			copy(sh.entries[i+1:j+1], sh.entries[i:j])
+			sh.entries[i] = e
 			return e.val, true
 		}
 	}
@@ -105,8 +127,8 @@ func (t *partTable) get(site partSite, h uint64, enc []byte) (any, bool) {
 // did not find: it is kept if it was seen before (and fits), and then
 // shared by later objects. The caller must not modify val afterwards
 // either way.
-func (t *partTable) put(site partSite, h uint64, enc []byte, val any) {
-	if len(enc) > maxPartLen {
+func (t *partTable) put(site partSite, h uint64, enc partKey, val any) {
+	if enc.len() > maxPartLen {
 		return
 	}
 	sh := t.shard(h)
@@ -117,11 +139,11 @@ func (t *partTable) put(site partSite, h uint64, enc []byte, val any) {
 	}
 	i := sh.set(h)
 	for j := i; j < i+internWays; j++ {
-		if e := &sh.entries[j]; e.h == h && e.site == site && e.key == string(enc) {
+		if e := &sh.entries[j]; e.h == h && e.site == site && enc.equal(e.key) {
 			return // another goroutine kept it meanwhile
 		}
 	}
-	if sh.keyBytes+len(enc) > sh.budget {
+	if sh.keyBytes+enc.len() > sh.budget {
 		sh.full++
 		return
 	}
@@ -132,8 +154,8 @@ func (t *partTable) put(site partSite, h uint64, enc []byte, val any) {
 		sh.keyBytes -= len(last.key)
 	}
 	copy(sh.entries[i+1:i+internWays], sh.entries[i:i+internWays-1])
-	sh.entries[i] = partEntry{h: h, site: site, key: string(enc), val: val}
-	sh.keyBytes += len(enc)
+	sh.entries[i] = partEntry{h: h, site: site, key: enc.String(), val: val}
+	sh.keyBytes += enc.len()
 	if sh.dropped >= len(sh.entries)/8 && len(sh.entries) < sh.max {
 		sh.grow()
 	}
@@ -235,14 +257,25 @@ func (t *partTable) stats() PartStats {
 // table is offered. Whatever is returned is the caller's to keep, never to
 // modify.
 func sharePart[F any](t *partTable, site partSite, enc []byte, decode func([]byte) (F, error)) (F, error) {
-	h := t.hash(site, enc)
-	if v, ok := t.get(site, h, enc); ok {
+	return sharePartKey(t, site, partKey{a: enc}, func() (F, error) { return decode(enc) })
+}
+
+// sharePartKey is sharePart for an encoding in two pieces.
+func sharePartKey[F any](t *partTable, site partSite, k partKey, decode func() (F, error)) (F, error) {
+	return sharePartKeep(t, site, k, decode, nil)
+}
+
+// sharePartKeep is sharePartKey, offering a part it decoded to the table
+// only if keep (if set) says so after decoding it.
+func sharePartKeep[F any](t *partTable, site partSite, k partKey, decode func() (F, error), keep func() bool) (F, error) {
+	h := t.hash(site, k)
+	if v, ok := t.get(site, h, k); ok {
 		return v.(F), nil
 	}
-	f, err := decode(enc)
-	if err != nil {
+	f, err := decode()
+	if err != nil || keep != nil && !keep() {
 		return f, err
 	}
-	t.put(site, h, enc, f)
+	t.put(site, h, k, f)
 	return f, nil
 }
