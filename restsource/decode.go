@@ -240,8 +240,14 @@ func (d *objectDecoder[T, E]) prepareJSON(raw []byte) (_ []byte, meta *jsonMeta,
 	if !ok {
 		return raw, nil, nil // the typed decoder decodes them; finish interns
 	}
-	if _, pod := any(T(nil)).(*corev1.Pod); pod && d.shareParts {
-		raw, m.pod, _ = (&partsDecoder{in: in, t: &d.interner.parts}).cutPodJSON(raw)
+	if d.shareParts {
+		pd := &partsDecoder{in: in, t: &d.interner.parts}
+		switch any(T(nil)).(type) {
+		case *corev1.Pod:
+			raw, m.pod, _ = pd.cutPodJSON(raw)
+		case *corev1.ConfigMap:
+			raw, m.data, m.dataCut = pd.cutDataJSON(raw)
+		}
 	}
 	return raw, &m, in
 }
@@ -257,6 +263,9 @@ func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 			in.ownerRefs(om.OwnerReferences)
 			in.managedFields(om.ManagedFields)
 			in.partsDone = true
+		}
+		if meta.dataCut {
+			any(obj).(*corev1.ConfigMap).Data = meta.data
 		}
 	}
 	d.finish(obj, in)

@@ -2,6 +2,7 @@ package restsource
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -164,5 +165,42 @@ func TestEachPartRepeatedField(t *testing.T) {
 	})
 	if err != errUnsplittable || len(runs) != 1 || runs[0] != string(msg[:6]) {
 		t.Fatalf("err %v, runs %q: want the first run of two entries, then errUnsplittable", err, runs)
+	}
+}
+
+// TestSharedPartsConfigMapsJSON: the same as TestSharedPartsConfigMaps for
+// JSON (the data cut from the object before the typed decoder).
+func TestSharedPartsConfigMapsJSON(t *testing.T) {
+	ref, got, _ := sharedDecoders[*corev1.ConfigMap](t, true)
+	var decoded []*corev1.ConfigMap
+	for i := range 7 {
+		cm := testConfigMap(i)
+		if i >= 4 {
+			cm.Data = map[string]string{"ca.crt": cm.Data["ca.crt"]}
+		}
+		cm.Data["escaped"] = "tab\there \"quoted\" ünïcødé"
+		obj, err := json.Marshal(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.jsonItem(bytes.Clone(obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.ManagedFields = nil
+		got, err := got.jsonItem(append([]byte("  "), append(bytes.Clone(obj), "\n"...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("configmap %d: (-want +got):\n%s", i, cmp.Diff(want, got))
+		}
+		decoded = append(decoded, got)
+	}
+	if unsafe.StringData(decoded[2].Data["logging.yaml"]) != unsafe.StringData(decoded[3].Data["logging.yaml"]) {
+		t.Error("a long value that repeats is not shared")
+	}
+	if reflect.ValueOf(decoded[6].Data).UnsafePointer() != reflect.ValueOf(decoded[5].Data).UnsafePointer() {
+		t.Error("equal data maps are not shared")
 	}
 }

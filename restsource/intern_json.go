@@ -449,3 +449,46 @@ func (parts *podJSONParts) apply(p *corev1.Pod, in *interning) {
 	in.resources(st.Resources)
 	in.podStatusScalars(st)
 }
+
+// cutDataJSON cuts a ConfigMap's data from obj: the map shared whole with
+// every ConfigMap whose data is encoded alike, else keys and short values
+// interned and long values shared one by one. ok false leaves obj as it
+// was.
+func (d *partsDecoder) cutDataJSON(obj []byte) (_ []byte, data map[string]string, ok bool) {
+	nums, vals, kept, ok := cutMembers(obj, map[string]int{"data": 2})
+	if !ok || len(nums) == 0 || obj[vals[0][0]] != '{' {
+		return obj, nil, false
+	}
+	v := obj[vals[0][0]:vals[0][1]]
+	data, err := sharePart(d.t, jsonSite(siteData), v, func(v []byte) (map[string]string, error) {
+		m := map[string]string{}
+		err := eachMember(v, func(key, val []byte) error {
+			if bytes.IndexByte(key, '\\') >= 0 || len(val) == 0 || val[0] != '"' {
+				return errUnsplittable
+			}
+			if len(val) <= MaxInternedLen+2 {
+				s, ok := jsonInternedString(val, d.in)
+				if !ok {
+					return errUnsplittable
+				}
+				m[d.in.bytes(key)] = s
+				return nil
+			}
+			s, err := sharePart(d.t, jsonSite(siteDataValue), val, func(val []byte) (string, error) {
+				b, err := jsonString(val)
+				if err != nil || !validUTF8(b) {
+					return "", errUnsplittable
+				}
+				return string(b), nil
+			})
+			m[d.in.bytes(key)] = s
+			return err
+		})
+		return m, err
+	})
+	if err != nil {
+		return obj, nil, false
+	}
+	start, end := skipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n"))
+	return keepMembers(obj, start, end, kept), data, true
+}

@@ -23,7 +23,9 @@ type jsonMeta struct {
 	namespace, generateName string
 	labels, annotations     map[string]string
 	finalizers              []string
-	pod                     *podJSONParts // a pod's shared parts (Options.ShareRepeated, intern_json.go)
+	pod                     *podJSONParts     // a pod's shared parts (Options.ShareRepeated, intern_json.go)
+	data                    map[string]string // a ConfigMap's data, if dataCut (intern_json.go)
+	dataCut                 bool
 }
 
 // apply sets the members on om, which the typed decoder filled without
