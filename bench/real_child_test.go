@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
@@ -40,6 +41,10 @@ type realJob struct {
 	N           int           // objects the subject must cache
 	Timeout     time.Duration // for the sync
 	Out         string
+	// MemLimit, if set, is the child's memory limit (debug.SetMemoryLimit,
+	// as GOMEMLIMIT): the child then samples the memory the runtime holds
+	// during the sync (realResult.PeakTotal).
+	MemLimit int64
 }
 
 // realResult is what a child measured.
@@ -60,6 +65,10 @@ type realResult struct {
 	GCs, Missed uint64
 	// MaxRSS is the process's peak resident set (getrusage), bytes.
 	MaxRSS int64
+	// PeakTotal is, with MemLimit, the largest amount of memory the Go
+	// runtime held (mapped and not released: what the limit bounds),
+	// sampled every 5 ms during the sync.
+	PeakTotal int64
 	// Lists and Watches count the requests the subject sent.
 	Lists, Watches int64
 	Stats          map[string]float64
@@ -140,6 +149,9 @@ func runRealJob(job realJob) (res realResult) {
 	if heapProfile != "" {
 		runtime.MemProfileRate = 4096
 	}
+	if job.MemLimit > 0 {
+		debug.SetMemoryLimit(job.MemLimit)
+	}
 	base := liveHeap()
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
@@ -153,6 +165,10 @@ func runRealJob(job realJob) (res realResult) {
 	}
 	s := newGCSampler()
 	cycles0 := gcCycles()
+	var total *totalSampler
+	if job.MemLimit > 0 {
+		total = sampleTotal(5 * time.Millisecond)
+	}
 	m := startMeter()
 	run, err := subject.start(ctx, env)
 	if err != nil {
@@ -176,6 +192,9 @@ func runRealJob(job realJob) (res realResult) {
 	m.stop()
 	if cpuProfile != "" {
 		pprof.StopCPUProfile()
+	}
+	if total != nil {
+		res.PeakTotal = total.finish()
 	}
 	res.GCs, res.Missed = gcCycles()-cycles0, s.stop()
 	res.CPU, res.Wall = m.cpuDelta, m.elapsed
@@ -211,6 +230,39 @@ func writeHeapProfile(path string) error {
 	}
 	defer f.Close()
 	return pprof.Lookup("heap").WriteTo(f, 0)
+}
+
+// totalSampler records the peak of the memory the runtime holds (what
+// GOMEMLIMIT bounds: every memory class but the released heap).
+type totalSampler struct {
+	stop, done chan struct{}
+	peak       int64
+}
+
+func sampleTotal(every time.Duration) *totalSampler {
+	s := &totalSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	ss := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			metrics.Read(ss)
+			s.peak = max(s.peak, int64(ss[0].Value.Uint64()-ss[1].Value.Uint64()))
+			select {
+			case <-t.C:
+			case <-s.stop:
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *totalSampler) finish() int64 {
+	close(s.stop)
+	<-s.done
+	return s.peak
 }
 
 func gcCycles() uint64 {

@@ -55,7 +55,8 @@ import (
 // BENCH_REAL_PASSES (cpu,peak), BENCH_REAL_OUT (a file for the table).
 // BENCH_REAL_SERVE=file fills a server, writes how to reach it to file
 // and keeps it until the file is removed; BENCH_REAL_CONNECT=file then
-// measures against that server (several runs, one corpus).
+// measures against that server (several runs, one corpus), and with
+// BENCH_REAL_GROW=1 first writes what it lacks of BENCH_REAL_N.
 // It is never part of make test (a benchmark, and it skips under -short).
 func BenchmarkRealMemory(b *testing.B) {
 	n := envInts(b, "BENCH_REAL_N", []int{20000})[0]
@@ -87,12 +88,26 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 		if err := json.Unmarshal(raw, &c); err != nil {
 			b.Fatal(err)
 		}
+		cfg := &rest.Config{Host: c.Host, BearerToken: c.Token, TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData}, QPS: -1}
 		for _, k := range kinds {
-			if c.N[k] < n {
-				b.Fatalf("the server at %s holds %d %s, not %d", c.Host, c.N[k], k, n)
+			if c.N[k] >= n {
+				continue
+			}
+			if os.Getenv("BENCH_REAL_GROW") == "" {
+				b.Fatalf("the server at %s holds %d %s, not %d (BENCH_REAL_GROW=1 writes the rest)", c.Host, c.N[k], k, n)
+			}
+			start := time.Now()
+			if err := writeRealCorpus(b.Context(), kubernetes.NewForConfigOrDie(cfg), k, c.N[k], n); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("wrote %s %d to %d in %v", k, c.N[k], n, time.Since(start).Round(time.Second))
+			c.N[k] = n
+			raw, _ := json.Marshal(c)
+			if err := os.WriteFile(conn, raw, 0o600); err != nil {
+				b.Fatal(err)
 			}
 		}
-		return &rest.Config{Host: c.Host, BearerToken: c.Token, TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData}, QPS: -1}
+		return cfg
 	}
 	srv, err := testapiserver.Start(b.Context(), b, testapiserver.Options{})
 	if err != nil {
@@ -103,7 +118,7 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 	conn := realConn{Host: cfg.Host, Token: cfg.BearerToken, CAData: cfg.CAData, N: map[string]int{}}
 	for _, kind := range kinds {
 		start := time.Now()
-		if err := writeRealCorpus(b.Context(), cs, kind, n); err != nil {
+		if err := writeRealCorpus(b.Context(), cs, kind, 0, n); err != nil {
 			b.Fatal(err)
 		}
 		conn.N[kind] = n
@@ -169,7 +184,7 @@ func realCombos(b *testing.B, kind string, n int) []realRow {
 				if !slices.Contains(sub.kinds, kind) {
 					continue
 				}
-				rows = append(rows, realRow{kind: kind, encoding: enc, subject: s, paged: list == "paged", n: n, selector: realBatchLabel})
+				rows = append(rows, realRow{kind: kind, encoding: enc, subject: s, paged: list == "paged", n: n, selector: realSelector(b, n)})
 			}
 		}
 	}
@@ -217,10 +232,14 @@ var realChildSeq atomic.Int64
 // runRealChild runs one child for row r with GOGC=gogc and extra
 // environment variables, and returns its result.
 func runRealChild(b *testing.B, cfg *rest.Config, dir string, r *realRow, gogc string, env []string) (realResult, error) {
+	return runRealJobChild(b, dir, realJob{Host: cfg.Host, Token: cfg.BearerToken, CAData: cfg.CAData, Subject: r.subject, Kind: r.kind,
+		Encoding: r.encoding, Paged: r.paged, Selector: r.selector, N: r.n, Timeout: 20 * time.Minute}, gogc, env)
+}
+
+// runRealJobChild runs job in a child with GOGC=gogc and env.
+func runRealJobChild(b *testing.B, dir string, job realJob, gogc string, env []string) (realResult, error) {
 	seq := strconv.FormatInt(realChildSeq.Add(1), 10)
-	job := realJob{Host: cfg.Host, Token: cfg.BearerToken, CAData: cfg.CAData, Subject: r.subject, Kind: r.kind,
-		Encoding: r.encoding, Paged: r.paged, Selector: r.selector, N: r.n, Timeout: 20 * time.Minute,
-		Out: filepath.Join(dir, "result-"+seq+".json")}
+	job.Out = filepath.Join(dir, "result-"+seq+".json")
 	raw, _ := json.Marshal(job)
 	jobFile := filepath.Join(dir, "job-"+seq+".json")
 	if err := os.WriteFile(jobFile, raw, 0o600); err != nil {
@@ -247,21 +266,39 @@ func tail(s string, n int) string {
 	return s
 }
 
-// writeRealCorpus writes n objects of kind with 32 concurrent writers,
-// creating their namespaces and service accounts first.
-func writeRealCorpus(ctx context.Context, cs kubernetes.Interface, kind string, n int) error {
+// realSelector selects the first n objects of the corpus (a whole number
+// of batches, or all of them below one batch).
+func realSelector(b *testing.B, n int) string {
+	if n < realBatchSize {
+		return realBatchLabel
+	}
+	if n%realBatchSize != 0 {
+		b.Fatalf("%d objects are not a whole number of batches of %d", n, realBatchSize)
+	}
+	batches := make([]string, n/realBatchSize)
+	for i := range batches {
+		batches[i] = strconv.Itoa(i)
+	}
+	return realBatchLabel + " in (" + strings.Join(batches, ",") + ")"
+}
+
+// writeRealCorpus writes objects [from, n) of kind with 32 concurrent
+// writers, creating their namespaces and service accounts first.
+func writeRealCorpus(ctx context.Context, cs kubernetes.Interface, kind string, from, n int) error {
 	var jobs []func(context.Context) error
 	namespaces := map[string]bool{}
 	now := time.Now()
 	switch kind {
 	case "pods":
-		for i, tr := range realPodsOfTemplates(n) {
+		for i, tr := range realPodsOfTemplates(n)[from:] {
+			i += from
 			tp := realTemplateOf(tr[0])
 			namespaces[tp.ns] = true
 			jobs = append(jobs, func(ctx context.Context) error { return writeRealPod(ctx, cs, tp, tr[1], i, now) })
 		}
 	case "configmaps":
-		for i, cm := range realConfigMaps(n) {
+		for i, cm := range realConfigMaps(n)[from:] {
+			i += from
 			namespaces[cm.Namespace] = true
 			jobs = append(jobs, func(ctx context.Context) error { return writeRealConfigMap(ctx, cs, cm, i) })
 		}
