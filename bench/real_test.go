@@ -97,7 +97,17 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 				b.Fatalf("the server at %s holds %d %s, not %d (BENCH_REAL_GROW=1 writes the rest)", c.Host, c.N[k], k, n)
 			}
 			start := time.Now()
-			if err := writeRealCorpus(b.Context(), kubernetes.NewForConfigOrDie(cfg), k, c.N[k], n); err != nil {
+			hc, err := rest.HTTPClientFor(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			err = writeRealCorpus(b.Context(), cs, k, c.N[k], n)
+			hc.CloseIdleConnections() // no connection outlives the benchmark (goleak)
+			if err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("wrote %s %d to %d in %v", k, c.N[k], n, time.Since(start).Round(time.Second))
