@@ -89,6 +89,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			feed *feedLW
 			cnt  *counter
 			next int
+			rvs  rvStamper
 		)
 		b.Run(lib, func(b *testing.B) {
 			if run == nil {
@@ -99,11 +100,12 @@ func BenchmarkSteadyState(b *testing.B) {
 				liveHeap()
 			}
 			cnt.expect(int64(b.N))
+			rvs.prepare(b.N)
 			b.ResetTimer()
 			m := startMeter()
 			stopProfile := spanProfile(b)
 			for range b.N {
-				feed.ch <- events[next%len(events)]
+				feed.ch <- rvs.stamp(events[next%len(events)])
 				next++
 			}
 			cnt.wait(b, 5*time.Minute)
