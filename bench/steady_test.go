@@ -14,9 +14,15 @@ import (
 // steadyBlock: each pod of a block is updated, updated again, deleted and
 // re-added, one phase of the block after the other, so that consecutive
 // events are for different pods (as in a real stream) and the cached set
-// never drops by more than one block.
+// never drops by more than one block. Each event has an object of its own
+// (a deletion's is a copy of the last update's), so that rvStamper can
+// give each one the resource version it is sent with.
 var steadyEvents = sync.OnceValue(func() []watch.Event {
 	c := theCorpus()
+	deleted := make([]corev1.Pod, steadyPods)
+	for i := range deleted {
+		deleted[i] = *c.gens[1][i]
+	}
 	ev := make([]watch.Event, 0, 4*steadyPods)
 	for lo := 0; lo < steadyPods; lo += steadyBlock {
 		for phase := range 4 {
@@ -27,7 +33,7 @@ var steadyEvents = sync.OnceValue(func() []watch.Event {
 				case 1:
 					ev = append(ev, watch.Event{Type: watch.Modified, Object: c.gens[1][i]})
 				case 2:
-					ev = append(ev, watch.Event{Type: watch.Deleted, Object: c.gens[1][i]})
+					ev = append(ev, watch.Event{Type: watch.Deleted, Object: &deleted[i]})
 				default:
 					ev = append(ev, watch.Event{Type: watch.Added, Object: c.gens[2][i]})
 				}
