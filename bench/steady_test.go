@@ -82,14 +82,17 @@ func (c *counter) wait(b *testing.B, timeout time.Duration) {
 // Each library indexes by node its own idiomatic way (see start):
 // client-go with an IndexFunc, listwatch with a single-valued
 // store.ValueIndexFunc (informer.Options.ValueIndexers), which a listwatch
-// user would pick for a one-value index and which allocates nothing.
+// user would pick for a one-value index and which allocates nothing. A
+// third subject, listwatch-dropin, is client-go's code with the import
+// prefix changed (clientgo/tools/cache's NewSharedIndexInformer, client-go's
+// IndexFunc and handler): the path most users switch to first.
 // BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
 // The informer is synced once per sub-benchmark and reused across b.N
 // rounds.
 func BenchmarkSteadyState(b *testing.B) {
 	items := theCorpus().list[:steadyPods]
 	events := steadyEvents()
-	for _, lib := range libs {
+	for _, lib := range []string{"listwatch", "listwatch-dropin", "client-go"} {
 		var (
 			run  *running
 			feed *feedLW
