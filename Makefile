@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: test unit e2e lint apiserver staticcheck bgcontext doclinks api-check api-update demo bench peer peer-baseline
+.PHONY: test unit e2e lint apiserver staticcheck bgcontext doclinks api-check api-update clientgo-gen clientgo-check demo bench peer peer-baseline
 
 # test runs every test in the module under the race detector, including the
 # tests against a real kube-apiserver + etcd (built and cached on first use).
@@ -18,10 +18,12 @@ e2e: apiserver
 # peer runs the peers' own test suites against listwatch's drop-ins:
 # controller-runtime's pkg/cache, pkg/controller and pkg/source (envtest, a
 # real kube-apiserver) with the cache's informers from
-# informer.NewSharedIndexInformer, and client-go's shared-informer, workqueue
-# and RetryWatcher tests ported onto the drop-ins. Fails on a failure not in
+# informer.NewSharedIndexInformer, client-go's shared-informer, workqueue
+# and RetryWatcher tests ported onto the drop-ins, and every test of the
+# client-go packages clientgo/ covers run against clientgo/ with only their
+# import paths rewritten (client-go-rewritten). Fails on a failure not in
 # hack/peer/known-failures.txt. peer-baseline runs the same suites with the
-# peers' own constructors. See docs/testing.md, "Peer suites".
+# peers' own constructors and packages. See docs/testing.md, "Peer suites".
 peer: apiserver
 	bash hack/peer/run.sh listwatch
 
@@ -43,6 +45,7 @@ lint:
 	$(MAKE) --no-print-directory bgcontext
 	$(MAKE) --no-print-directory doclinks
 	$(MAKE) --no-print-directory api-check
+	$(MAKE) --no-print-directory clientgo-check
 
 # staticcheck installs staticcheck from the module proxy (pinned) and runs it.
 # SA4023 is off: v0.8.2 panics in it on this module.
@@ -75,6 +78,20 @@ api-check:
 
 api-update:
 	$(GO) run ./hack/api -w
+
+# clientgo-gen rewrites clientgo/.../zz_generated.reexport.go: every exported
+# name of the covered client-go packages (the version go.mod requires) that
+# the listwatch package does not define by hand, re-exported (types as
+# aliases, functions as wrappers, constants, error variables copied). It
+# fails when a hand-written name does not have client-go's signature.
+# clientgo-check (in lint) fails when a generated file is stale or a package
+# lacks a name client-go exports. See hack/clientgo-reexport/main.go and
+# docs/clientgo.md.
+clientgo-gen:
+	$(GO) run ./hack/clientgo-reexport
+
+clientgo-check:
+	$(GO) run ./hack/clientgo-reexport -check
 
 # demo runs the example controller against the embedded simulated cluster
 # for about a minute; pass flags with DEMO_FLAGS, e.g.

@@ -4,8 +4,10 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,4 +115,101 @@ func apiserverPod(i int) *corev1.Pod {
 	p.Status = corev1.PodStatus{}
 	p.Spec.ServiceAccountName = "default"
 	return p
+}
+
+// countingLW counts the list and watch calls made through it.
+type countingLW struct {
+	cache.ListerWatcher
+	lists, watches atomic.Int64
+}
+
+func (c *countingLW) List(o metav1.ListOptions) (runtime.Object, error) {
+	c.lists.Add(1)
+	return c.ListerWatcher.List(o)
+}
+
+func (c *countingLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
+	c.watches.Add(1)
+	return c.ListerWatcher.Watch(o)
+}
+
+// BenchmarkAPIServerRestart (build tag e2e): each op starts a fresh
+// informer of each library on the pods of one namespace of a real
+// kube-apiserver, lets their watches live 15 s (watches live for minutes
+// between restarts in a real cluster; 15 s is enough for both libraries to
+// treat the close as one: client-go at least a second, listwatch
+// longWatch), kills the apiserver (SIGKILL), starts it again on the same
+// etcd and, as soon as it is ready, creates a pod. Reported per library:
+// the median and worst delay from the server being ready to the handler
+// seeing that pod, and the list and watch calls per restart (a streaming
+// list is a watch call). The restarted server's watch cache starts at the
+// current resource version, so the re-watch gets 410 Gone and both
+// libraries list again; while the server is down both back off (client-go's
+// 800 ms doubling, full jitter), so the delay is mostly where each one's
+// backoff stood when the server came back (docs/operations.md, "When the
+// server misbehaves").
+func BenchmarkAPIServerRestart(b *testing.B) {
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	srv, err := testapiserver.Start(ctx, b, testapiserver.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Stop()
+	cs := kubernetes.NewForConfigOrDie(srv.AdminConfig())
+	const ns = "bench"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	pods := cs.CoreV1().Pods(ns)
+	lat := map[string][]time.Duration{}
+	calls := map[string]int64{}
+	b.ResetTimer()
+	for i := range b.N {
+		seen, lws, runs := map[string]*seenAt{}, map[string]*countingLW{}, map[string]*running{}
+		for _, lib := range libs {
+			seen[lib] = &seenAt{when: map[string]time.Time{}}
+			lws[lib] = &countingLW{ListerWatcher: &cache.ListWatch{
+				ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return pods.List(ctx, o) },
+				WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+					return pods.Watch(ctx, o)
+				},
+			}}
+			runs[lib] = start(b, lib, setup{lw: lws[lib], handlers: []handler{{coalesce: true, fn: seen[lib].hit}}})
+			waitUntil(b, lib+" sync", time.Minute, runs[lib].hasSynced)
+		}
+		time.Sleep(15 * time.Second)
+		before := map[string]int64{}
+		for _, lib := range libs {
+			before[lib] = lws[lib].lists.Load() + lws[lib].watches.Load()
+		}
+		if err := srv.Restart(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ready := time.Now()
+		p := apiserverPod(i)
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		for _, lib := range libs {
+			var t time.Time
+			waitUntil(b, lib+" sees "+p.Name, 2*time.Minute, func() bool {
+				var ok bool
+				t, ok = seen[lib].get(p.Name)
+				return ok
+			})
+			lat[lib] = append(lat[lib], t.Sub(ready))
+			calls[lib] += lws[lib].lists.Load() + lws[lib].watches.Load() - before[lib]
+			runs[lib].stop()
+		}
+	}
+	b.StopTimer()
+	for _, lib := range libs {
+		b.ReportMetric(float64(percentile(lat[lib], 50).Milliseconds()), lib+"-p50-ms")
+		b.ReportMetric(float64(slices.Max(lat[lib]).Milliseconds()), lib+"-max-ms")
+		b.ReportMetric(float64(calls[lib])/float64(b.N), lib+"-calls/op")
+	}
 }

@@ -98,6 +98,8 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 	defer run.stop()
 	waitUntil(b, "sync", time.Minute, run.hasSynced)
 	heap0 := liveHeap()
+	var rvs rvStamper
+	rvs.prepare(b.N)
 	b.ResetTimer()
 	hs := sampleHeap(5 * time.Millisecond)
 	m := startMeter()
@@ -109,7 +111,7 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 		}
 		s := i % len(events)
 		sentAt[s].Store(int64(time.Since(base)))
-		feed.ch <- events[s]
+		feed.ch <- rvs.stamp(events[s])
 	}
 	feed.ch <- watch.Event{Type: watch.Added, Object: sentinel}
 	seen.Wait()

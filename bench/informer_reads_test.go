@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
@@ -54,6 +55,8 @@ type readSubject struct {
 	seen chan struct{}
 	last atomic.Pointer[corev1.Pod]
 	stop func()
+	// rvs stamps the events fed to this subject's informer.
+	rvs rvStamper
 }
 
 func (s *readSubject) hit(p *corev1.Pod) {
@@ -103,7 +106,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 	case "listwatch-dropin", "client-go":
 		newInformer := cache.NewSharedIndexInformer
 		if subject == "listwatch-dropin" {
-			newInformer = informer.NewSharedIndexInformer
+			newInformer = lwcache.NewSharedIndexInformer
 		}
 		inf := newInformer(s.feed, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -139,7 +142,7 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // watch delivers b.N MODIFIED events. One op is one event, counted from
 // the first send until a handler has seen the last one (so every write
 // is in the cache); writes/s and reads/s are over that span. Subjects:
-// listwatch (typed), listwatch-dropin (informer.NewSharedIndexInformer)
+// listwatch (typed), listwatch-dropin (lwcache.NewSharedIndexInformer)
 // and client-go (cache.NewSharedIndexInformer), in the same run, plus
 // listwatch-seq: the typed informer read with Reader().ByIndexSeq, the
 // allocation-free iterator, which a caller that only ranges over the
@@ -188,12 +191,13 @@ func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 					})
 				}
 				time.Sleep(10 * time.Millisecond) // let the readers get going
+				s.rvs.prepare(b.N)
 				b.ResetTimer()
 				r0 := reads.Load()
 				m := startMeter()
 				stopProfile := spanProfile(b)
 				for i := range b.N {
-					ev := events[next%len(events)]
+					ev := s.rvs.stamp(events[next%len(events)])
 					next++
 					if i == b.N-1 {
 						// A fresh object the handler can recognise.

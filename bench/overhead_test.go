@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 )
@@ -18,7 +19,7 @@ import (
 // BenchmarkStoreOverhead (issue 30): what an informer holds beyond the
 // objects it caches, per object, as a client-go factory's informer is
 // set up (a namespace index, one handler): listwatch's typed informer, its
-// client-go drop-in (informer.NewSharedIndexInformer) and client-go's,
+// client-go drop-in (clientgo/tools/cache.NewSharedIndexInformer) and client-go's,
 // syncing BENCH_OVERHEAD_N pre-decoded pods (10k, 30k and 100k by
 // default; the stores' tables double at different sizes) from a streaming
 // or a paged feed (the paged one includes each reflector's shallow copy
@@ -76,7 +77,7 @@ func startFactoryLike(b *testing.B, lib string, lw cache.ListerWatcher, n int) (
 	default:
 		newInformer := cache.NewSharedIndexInformer
 		if lib == "listwatch-dropin" {
-			newInformer = informer.NewSharedIndexInformer
+			newInformer = lwcache.NewSharedIndexInformer
 		}
 		inf := newInformer(lw, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) { cnt.hit(o.(*corev1.Pod)) }}); err != nil {

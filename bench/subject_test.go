@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
@@ -19,7 +20,7 @@ import (
 var libs = []string{"listwatch", "client-go"}
 
 // libsWithDropin adds listwatch's client-go drop-in
-// (informer.NewSharedIndexInformer, started like client-go's) for the
+// (clientgo/tools/cache.NewSharedIndexInformer, started like client-go's) for the
 // benchmarks that measure it: BENCH_DROPIN=1.
 func libsWithDropin() []string {
 	if os.Getenv("BENCH_DROPIN") != "" {
@@ -116,7 +117,7 @@ func start(b testing.TB, lib string, s setup) *running {
 		}
 		newInformer := cache.NewSharedIndexInformer
 		if lib == "listwatch-dropin" {
-			newInformer = informer.NewSharedIndexInformer
+			newInformer = lwcache.NewSharedIndexInformer // client-go's code with the import prefix changed
 		}
 		inf := newInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
 			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,

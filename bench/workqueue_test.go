@@ -11,6 +11,7 @@ import (
 
 	cgworkqueue "k8s.io/client-go/util/workqueue"
 
+	lwworkqueue "github.com/listwatch/listwatch/clientgo/util/workqueue"
 	"github.com/listwatch/listwatch/workqueue"
 )
 
@@ -20,7 +21,7 @@ type queue = cgworkqueue.TypedRateLimitingInterface[string]
 // exponential limiter (listwatch through its drop-in constructor).
 func newQueue(lib string) queue {
 	if lib == "listwatch" {
-		return workqueue.NewTypedRateLimitingQueue(workqueue.NewItemExponentialRateLimiter[string](time.Microsecond, time.Second))
+		return lwworkqueue.NewTypedRateLimitingQueue(workqueue.NewItemExponentialRateLimiter[string](time.Microsecond, time.Second))
 	}
 	return cgworkqueue.NewTypedRateLimitingQueue(
 		cgworkqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Microsecond, time.Second))

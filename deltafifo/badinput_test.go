@@ -87,7 +87,7 @@ func TestBadInputBeforeFirstReplaceKeepsUnsynced(t *testing.T) {
 }
 
 func TestDropInBadInput(t *testing.T) {
-	q := NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{})
+	q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{})
 	defer q.Close()
 	mustOK(t, q.Add(mk("ns", "a", 1)))
 	// client-go's MetaNamespaceKeyFunc accepts a nameless object (key ""),

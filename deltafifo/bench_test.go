@@ -60,7 +60,7 @@ var benchImpls = []struct {
 }{
 	{"listwatch", func(b *testing.B) benchQueue { return typedBench{New(b.Context(), Options[*corev1.Pod]{})} }},
 	{"listwatch-dropin", func(*testing.B) benchQueue {
-		return cacheBench{NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true})}
+		return cacheBench{newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true})}
 	}},
 	{"client-go-DeltaFIFO", func(*testing.B) benchQueue {
 		return cacheBench{cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true})}

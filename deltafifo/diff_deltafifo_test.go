@@ -50,7 +50,7 @@ func newDeltaFIFOPair(t *testing.T, seed uint64, withKnown, emitReplaced bool) *
 		refOpts.Transformer, oursOpts.Transformer = cacheTransform, cacheTransform
 	}
 	p.ref = cache.NewDeltaFIFOWithOptions(refOpts)
-	p.ours = NewDeltaFIFOWithOptions(oursOpts)
+	p.ours = newDeltaFIFOWithOptions(oursOpts)
 	t.Cleanup(p.ref.Close)
 	t.Cleanup(p.ours.Close)
 	return p

@@ -27,10 +27,11 @@
 // still queues the deletions of keys it holds itself. Writes and lists
 // then never wait for a batch being applied.
 //
-// For code written against client-go, NewDeltaFIFOWithOptions takes a
-// cache.DeltaFIFOOptions and returns a cache.Queue with the same behaviour
-// (cache.Deltas, cache.DeletedFinalStateUnknown, cache.ErrFIFOClosed), also
-// implementing cache.QueueWithBatch.
+// For code written against client-go, clientgo/tools/cache's
+// NewDeltaFIFOWithOptions takes a cache.DeltaFIFOOptions and returns a
+// cache.Queue on this engine with the same behaviour (cache.Deltas,
+// cache.DeletedFinalStateUnknown, cache.ErrFIFOClosed), also implementing
+// cache.QueueWithBatch.
 //
 // # Usage
 //

@@ -5,25 +5,12 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/internal/dropin"
 )
 
-// NewDeltaFIFOWithOptions is a drop-in for client-go's
-// cache.NewDeltaFIFOWithOptions, built on this package's engine. It honours
-// every field of opts (Logger, Name, KeyFunction, KnownObjects,
-// EmitDeltaTypeReplaced, Transformer) with client-go's semantics: Pop hands
-// the process function a cache.Deltas; deletions inferred by Replace carry a
-// cache.DeletedFinalStateUnknown; with EmitDeltaTypeReplaced false, Replace
-// queues Sync deltas; Pop returns cache.ErrFIFOClosed once closed and empty.
-// The result also implements cache.QueueWithBatch, cache.TransformingStore
-// and cache.DoneChecker.
-//
-// Known differences, all on error paths or inside process: a Replace with a
-// bad object fails before queueing anything (client-go may queue part of
-// the list); a failed Add/Update/Delete leaves HasSynced untouched; and
-// HasSynced turns true after the last initial key has been processed rather
-// than just before.
-func NewDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue {
-	return newDropIn(opts)
+func init() {
+	dropin.NewDeltaFIFO = func(opts cache.DeltaFIFOOptions) dropin.DeltaFIFO { return newDropIn(opts) }
 }
 
 // dropIn adapts core[any] to client-go's Queue interfaces.
@@ -152,6 +139,26 @@ func (q *dropIn) Close() { q.c.close() }
 
 // IsClosed reports whether Close was called.
 func (q *dropIn) IsClosed() bool { return q.c.isClosed() }
+
+// KeyOf is client-go's DeltaFIFO.KeyOf: the FIFO's key function, applied
+// to the newest object of a Deltas or to what a DeletedFinalStateUnknown
+// wraps (its key as it says).
+func (q *dropIn) KeyOf(obj any) (string, error) {
+	if ds, ok := obj.(cache.Deltas); ok {
+		if len(ds) == 0 {
+			return "", cache.KeyError{Obj: obj, Err: cache.ErrZeroLengthDeltasObject}
+		}
+		obj = ds.Newest().Object
+	}
+	if k, _, ok := unwrapTombstone(obj); ok {
+		return k, nil
+	}
+	key, err := q.c.cfg.keyOf(obj)
+	if err != nil {
+		return "", cache.KeyError{Obj: obj, Err: err}
+	}
+	return key, nil
+}
 
 // Transformer implements cache.TransformingStore.
 func (q *dropIn) Transformer() cache.TransformFunc { return q.transformer }

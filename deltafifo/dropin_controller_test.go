@@ -38,7 +38,7 @@ func TestDropInDrivesClientGoController(t *testing.T) {
 			},
 		}}
 		indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-		q := NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: indexer, EmitDeltaTypeReplaced: true})
+		q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: indexer, EmitDeltaTypeReplaced: true})
 		var seen []string
 		process := func(item any, _ bool) error {
 			for _, d := range item.(cache.Deltas) {

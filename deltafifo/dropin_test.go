@@ -18,7 +18,7 @@ func cacheKeys(ds []cache.Delta) string {
 }
 
 func TestDropInPopBatchBatchesSingleDeltaKeys(t *testing.T) {
-	q := NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{}).(cache.QueueWithBatch)
+	q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{}).(cache.QueueWithBatch)
 	defer q.Close()
 	mustOK(t, q.Add(mk("ns", "a", 1)))
 	mustOK(t, q.Add(mk("ns", "b", 2)))
@@ -54,7 +54,7 @@ func TestDropInPopBatchBatchesSingleDeltaKeys(t *testing.T) {
 }
 
 func TestDropInPopBatchStopsAtInitialListEnd(t *testing.T) {
-	q := NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true}).(cache.QueueWithBatch)
+	q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true}).(cache.QueueWithBatch)
 	defer q.Close()
 	mustOK(t, q.Replace([]any{mk("ns", "a", 1), mk("ns", "b", 1)}, "1"))
 	mustOK(t, q.Add(mk("ns", "c", 2)))
@@ -83,7 +83,7 @@ func TestDropInPopBatchStopsAtInitialListEnd(t *testing.T) {
 
 func TestDropInAccessors(t *testing.T) {
 	logger := klog.Background()
-	q := NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{Name: "pods", Logger: &logger, Transformer: cacheTransform})
+	q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{Name: "pods", Logger: &logger, Transformer: cacheTransform})
 	ts, ok := q.(cache.TransformingStore)
 	if !ok || ts.Transformer() == nil {
 		t.Fatal("drop-in does not expose its transformer")

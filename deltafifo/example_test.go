@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/deltafifo"
 )
@@ -69,27 +68,4 @@ func Example_inOrder() {
 	// default/a Added 1 final state unknown: false
 	// default/a Updated 2 final state unknown: false
 	// default/a Deleted 2 final state unknown: true
-}
-
-// The drop-in takes client-go's options and returns client-go's interface.
-func ExampleNewDeltaFIFOWithOptions() {
-	q := deltafifo.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{EmitDeltaTypeReplaced: true})
-	defer q.Close()
-
-	_ = q.Add(pod("a", "1"))
-	_ = q.Replace([]any{}, "2")
-
-	_, _ = q.Pop(func(item any, _ bool) error {
-		for _, d := range item.(cache.Deltas) {
-			if t, ok := d.Object.(cache.DeletedFinalStateUnknown); ok {
-				fmt.Println(d.Type, "tombstone for", t.Key)
-				continue
-			}
-			fmt.Println(d.Type, d.Object.(*corev1.Pod).Name)
-		}
-		return nil
-	})
-	// Output:
-	// Added a
-	// Deleted tombstone for default/a
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
 )
 
@@ -152,3 +153,7 @@ func newFIFO(t *testing.T, opts Options[obj]) *FIFO[obj] {
 	t.Cleanup(f.Close)
 	return f
 }
+
+// newDeltaFIFOWithOptions is the drop-in's constructor, as
+// clientgo/tools/cache's NewDeltaFIFOWithOptions builds it.
+func newDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue { return newDropIn(opts) }

@@ -40,7 +40,7 @@ func (c Call) String() string {
 	o := c.Options
 	for _, kv := range [][2]string{
 		{"ns", c.Namespace}, {"rv", o.ResourceVersion}, {"match", string(o.ResourceVersionMatch)},
-		{"labels", o.LabelSelector}, {"fields", o.FieldSelector},
+		{"labels", o.LabelSelector}, {"fields", o.FieldSelector}, {"shards", o.ShardSelector},
 	} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])

@@ -74,7 +74,7 @@ func (s *Server) snapshotRVs(lw LWOptions) (map[string]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	pred, err := newPredicate(r, lw.Namespace, lw.apply(metav1.ListOptions{}))
+	pred, err := newPredicate(r, lw.Namespace, lw.apply(metav1.ListOptions{}), s.opts.ShardSelectors)
 	if err != nil {
 		return nil, "", err
 	}

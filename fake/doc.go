@@ -57,6 +57,13 @@
 // 2 s before a timeoutSeconds deadline on; timeoutSeconds closes the watch
 // cleanly.
 //
+// KEP-5866 shard selectors (metav1.ListOptions.ShardSelector) follow
+// Options.ShardSelectors: ignored by default, as by a server without the
+// ShardedListAndWatch gate; with ShardSelectorsApplied, lists, watches and
+// streaming lists carry only the objects whose metadata.uid or namespace
+// hashes into the selector's ranges, and lists echo the selector in
+// ListMeta.ShardInfo (ShardSelectorsUnechoed filters without echoing).
+//
 // Faults: FailNext fails the next K lists and/or watches with 403, 404, 410,
 // 429 + Retry-After, 500 or a connection refused error, shaped as client-go's
 // REST client would return them; InjectWatchFault closes new watches after N

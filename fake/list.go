@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -58,7 +59,7 @@ func (s *Server) serveList(ctx context.Context, gvr schema.GroupVersionResource,
 	if err := validateOptions(opts, false); err != nil {
 		return nil, err
 	}
-	pred, err := newPredicate(r, namespace, opts)
+	pred, err := newPredicate(r, namespace, opts, s.opts.ShardSelectors)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +180,9 @@ func (s *Server) listLocked(r *resourceState, pred predicate, plan listPlan) (ru
 	}
 	lm, _ := meta.ListAccessor(list)
 	lm.SetResourceVersion(formatRV(listRV))
+	if pred.echo {
+		setShardInfo(list, pred.shard.String())
+	}
 	if hasMore {
 		lm.SetContinue(encodeContinue(strings.TrimPrefix(last, nsPrefix(pred.namespace))+"\x00", int64(listRV)))
 		if pred.empty() {
@@ -240,4 +244,15 @@ func validateOptions(opts metav1.ListOptions, isWatch bool) error {
 		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 	}
 	return nil
+}
+
+// setShardInfo says in list's metadata which shard selector was applied, in
+// the server's rendering (sharding.Selector.String).
+func setShardInfo(list runtime.Object, selector string) {
+	switch l := list.(type) {
+	case metav1.ShardedListInterface:
+		l.SetShardInfo(&metav1.ShardInfo{Selector: selector})
+	case *unstructured.UnstructuredList:
+		_ = unstructured.SetNestedField(l.Object, selector, "metadata", "shardInfo", "selector")
+	}
 }

@@ -73,7 +73,42 @@ type Options struct {
 	// plausible approximation of server-side apply's (see managed.go), not
 	// an exact one. Empty (the default) stores no managedFields.
 	FieldManager string
+	// UIDSeed, when non-zero, makes the UIDs of created objects random
+	// version-4 UUIDs, as kube-apiserver's are, drawn from a generator
+	// seeded with it (the same seed and writes give the same UIDs). Zero
+	// (the default) numbers them, 00000000-0000-0000-0000-000000000001 and
+	// on, which hash (FNV-1a, shard selectors on metadata.uid) into a few
+	// neighbouring slices only.
+	UIDSeed uint64
+	// ShardSelectors says what the server does with a request's KEP-5866
+	// shard selector (metav1.ListOptions.ShardSelector); the zero value is
+	// a server without the ShardedListAndWatch gate, which ignores it.
+	ShardSelectors ShardSelectorMode
 }
+
+// ShardSelectorMode models kube-apiserver's ShardedListAndWatch feature
+// gate for shard selectors (KEP-5866).
+type ShardSelectorMode int
+
+const (
+	// ShardSelectorsIgnored (the default) is a server without the gate:
+	// the selector is not even parsed, lists and watches carry every
+	// object, and lists no ListMeta.ShardInfo.
+	ShardSelectorsIgnored ShardSelectorMode = iota
+	// ShardSelectorsApplied is a server with the gate on: lists, watches
+	// and streaming lists carry only the objects whose hashed field falls
+	// in one of the selector's ranges (apimachinery's sharding.Selector),
+	// and a list (not a streaming one) echoes the selector it applied in
+	// ListMeta.ShardInfo, rendered as the server renders it. A selector
+	// the server's parser refuses is a 500 "invalid shard selector: ...".
+	// As on the server, a shard-selected page without label or field
+	// selectors still reports remainingItemCount for the whole resource.
+	ShardSelectorsApplied
+	// ShardSelectorsUnechoed filters as ShardSelectorsApplied does but
+	// leaves ShardInfo out: a server whose lists a client cannot tell
+	// from unfiltered ones (a test of a client's fallback).
+	ShardSelectorsUnechoed
+)
 
 // WatchCacheMode models kube-apiserver's watch cache for watches that start
 // from an old resource version.
@@ -199,6 +234,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.WatchCache < WatchCacheFollowsCompaction || o.WatchCache > WatchCacheDisabled {
 		return o, fmt.Errorf("fake: unknown WatchCache mode %d", o.WatchCache)
+	}
+	if o.ShardSelectors < ShardSelectorsIgnored || o.ShardSelectors > ShardSelectorsUnechoed {
+		return o, fmt.Errorf("fake: unknown ShardSelectors mode %d", o.ShardSelectors)
 	}
 	if o.HistorySize < 0 || o.WatchBufferSize < 0 || o.BookmarkInterval < 0 || o.TooLargeRVTimeout < 0 {
 		return o, fmt.Errorf("fake: negative HistorySize, WatchBufferSize, BookmarkInterval or TooLargeRVTimeout")

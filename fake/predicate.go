@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -9,7 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/shardsel"
 )
 
 // predicate decides which objects of one resource a request sees.
@@ -20,12 +24,29 @@ type predicate struct {
 	// label and field are never nil (Everything when unset).
 	label labels.Selector
 	field fields.Selector
+	// shard is the request's shard selector when the server applies them
+	// (Options.ShardSelectors), else nil.
+	shard sharding.Selector
+	// echo: a list says which shard selector it applied (ListMeta.ShardInfo).
+	echo bool
 }
 
 // newPredicate parses the selectors of opts, answering bad ones with the
-// 400 Bad Request kube-apiserver gives.
-func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions) (predicate, error) {
+// 400 Bad Request kube-apiserver gives; a shard selector counts under the
+// ShardSelectors mode (a bad one is the server's 500 without a reason, as
+// its registry returns a plain error).
+func newPredicate(r *resourceState, namespace string, opts metav1.ListOptions, shards ShardSelectorMode) (predicate, error) {
 	p := predicate{res: r, namespace: namespace, label: labels.Everything(), field: fields.Everything()}
+	if opts.ShardSelector != "" && shards != ShardSelectorsIgnored {
+		reqs, err := shardsel.Parse(opts.ShardSelector)
+		if err != nil {
+			// The registry's plain error, which the server answers as a
+			// 500 with no reason.
+			return p, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+				Code: http.StatusInternalServerError, Message: "invalid shard selector: " + err.Error()}}
+		}
+		p.shard, p.echo = sharding.NewSelector(reqs...), shards == ShardSelectorsApplied
+	}
 	if opts.LabelSelector != "" {
 		sel, err := labels.Parse(opts.LabelSelector)
 		if err != nil {
@@ -88,12 +109,19 @@ func (p predicate) matches(obj runtime.Object) bool {
 	if !p.label.Empty() && !p.label.Matches(labels.Set(m.GetLabels())) {
 		return false
 	}
+	if p.shard != nil {
+		if ok, err := p.shard.Matches(obj); err != nil || !ok {
+			return false
+		}
+	}
 	return p.field.Empty() || p.field.Matches(p.res.fieldsOf(obj, m))
 }
 
 // empty reports whether the predicate selects every object of the resource
 // (in its namespace), which is when kube-apiserver reports
-// remainingItemCount.
+// remainingItemCount. Like the server's (SelectionPredicate.Empty), it
+// looks at labels and fields only: a shard-selected page still counts
+// every remaining object of the resource.
 func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
 
 // project turns a committed event into what this predicate's watcher sees,

@@ -189,8 +189,9 @@ func (s *Server) resource(gvr schema.GroupVersionResource) (*resourceState, erro
 
 func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
-// parseRV parses a resource version; its error reads like kube-apiserver's
-// ("resourceVersion: Invalid value: ...").
+// parseRV parses a resource version as kube-apiserver does (with
+// strconv.ParseUint, so that its error reads the same: "resourceVersion:
+// Invalid value: ..."; internal/resourceversion is the client's reading).
 func parseRV(s string) (uint64, error) {
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {

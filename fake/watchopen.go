@@ -53,7 +53,7 @@ func (s *Server) serveWatch(ctx context.Context, gvr schema.GroupVersionResource
 	if err := validateOptions(opts, true); err != nil {
 		return nil, err, false
 	}
-	pred, err := newPredicate(r, namespace, opts)
+	pred, err := newPredicate(r, namespace, opts, s.opts.ShardSelectors)
 	if err != nil {
 		return nil, err, false
 	}

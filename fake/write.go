@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -51,7 +52,7 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 		return nil, apierrors.NewAlreadyExists(r.groupResource(), m.GetName())
 	}
 	s.uidSeq++
-	m.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", s.uidSeq)))
+	m.SetUID(s.newUIDLocked())
 	now := metav1.NewTime(s.clock.Now().Truncate(time.Second))
 	m.SetCreationTimestamp(now)
 	s.manageFields(r, cp, m, nil, now)
@@ -194,4 +195,19 @@ func (r *resourceState) storedLocked(m metav1.Object) (string, runtime.Object, m
 	}
 	om, _ := meta.Accessor(old)
 	return k, old, om, nil
+}
+
+// newUIDLocked is the UID of the object being created, the uidSeq-th: the
+// sequence in the last 12 digits by default, or with Options.UIDSeed a
+// random version-4 UUID, as kube-apiserver's are, drawn from a generator
+// seeded with it (reproducible).
+func (s *Server) newUIDLocked() types.UID {
+	if s.opts.UIDSeed == 0 {
+		return types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", s.uidSeq))
+	}
+	r := rand.New(rand.NewPCG(s.opts.UIDSeed, s.uidSeq))
+	a, b := r.Uint64(), r.Uint64()
+	a = a&^0xf000 | 0x4000     // version 4
+	b = b&^(0xc<<60) | 0x8<<60 // variant 10
+	return types.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, a>>16&0xffff, a&0xffff, b>>48, b&0xffffffffffff))
 }

@@ -143,14 +143,14 @@ func scriptDelta(t *testing.T, line string) deltafifo.Delta[*corev1.ConfigMap] {
 	return d
 }
 
-func describeNote(n Notification[*corev1.ConfigMap]) string {
+func describeNote(n notification[*corev1.ConfigMap]) string {
 	at := func(c *corev1.ConfigMap) string {
 		if c == nil {
 			return "<nil>"
 		}
 		return c.Name + "@" + c.ResourceVersion
 	}
-	s := fmt.Sprintf("%s %s", n.Kind, at(n.Object))
+	s := fmt.Sprintf("%s %s", n.kind, at(n.Object))
 	if n.Old != nil {
 		s += " old=" + at(n.Old)
 	}

@@ -51,7 +51,7 @@ func TestListenerAddBatch(t *testing.T) {
 			go func() { defer close(done); l.run(ctx) }()
 			defer func() { cancel(); <-done }()
 
-			batch := []Notification[*obj]{*add(a1), *add(b1), *syn(c1), *upd(a1, a2), *del(b1, false)}
+			batch := []notification[*obj]{*add(a1), *add(b1), *syn(c1), *upd(a1, a2), *del(b1, false)}
 			st := stamp{clock: clk}
 			l.addBatch(batch, false, &st)
 			if got := clk.count(); got != 1 {
@@ -96,7 +96,7 @@ func TestListenerHandlerTimePerDrain(t *testing.T) {
 		h := &slowRecorder{d: time.Second}
 		l := startListener(t, h, InOrder)
 		n := segment + 6
-		batch := make([]Notification[*obj], n)
+		batch := make([]notification[*obj], n)
 		for i := range batch {
 			batch[i] = *add(&obj{string(rune('a' + i)), 1})
 		}
@@ -131,19 +131,16 @@ func (c chanLW) Watch(metav1.ListOptions) (watch.Interface, error) {
 
 // The pop loop hands the handlers whole batches: order is kept per handler
 // (here, a key's events are split across batches), each handler gets the
-// same sequence, and resyncs reach only handlers that are due. The queue
-// is ordered by OrderedQueue or by its deprecated name InOrder alike.
+// same sequence, and resyncs reach only handlers that are due, whether the
+// queue coalesces or is ordered.
 func TestInformerBatchesKeepOrder(t *testing.T) {
-	for _, queue := range []string{"coalescing", "OrderedQueue", "InOrder"} {
+	for _, queue := range []string{"coalescing", "OrderedQueue"} {
 		inOrder := queue != "coalescing"
 		synctest.Test(t, func(t *testing.T) {
 			inf, err := New(Options[*corev1.ConfigMap]{Source: cache.ToListerWatcherWithContext(chanLW{}),
-				OrderedQueue: queue == "OrderedQueue", InOrder: queue == "InOrder"})
+				OrderedQueue: inOrder})
 			if err != nil {
 				t.Fatal(err)
-			}
-			if inf.opts.OrderedQueue != inOrder || inf.opts.InOrder != inOrder {
-				t.Fatalf("%s: options after New: OrderedQueue=%v InOrder=%v, want both %v", queue, inf.opts.OrderedQueue, inf.opts.InOrder, inOrder)
 			}
 			var e1, e2 cmEvents
 			mode := InOrder
@@ -182,7 +179,7 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 				t.Fatal("not synced after the initial list was delivered")
 			}
 			inf.mu.Lock()
-			inf.replayLocked(r1, Resynced) // a resync of r1 alone, as resyncDue does it
+			inf.replayLocked(r1, noteResynced) // a resync of r1 alone, as resyncDue does it
 			inf.mu.Unlock()
 			synctest.Wait()
 			got := e1.Take()

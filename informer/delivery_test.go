@@ -15,43 +15,43 @@ import (
 // pending entry, as a coalescing listener does for a key while its handler
 // lags, and checks the handler calls that deliver makes.
 func TestPendingMergeDeliver(t *testing.T) {
-	initialAdd := func(o *obj) *Notification[*obj] {
+	initialAdd := func(o *obj) *notification[*obj] {
 		n := add(o)
 		n.InInitialList = true
 		return n
 	}
 	for _, tc := range []struct {
 		name  string
-		notes []*Notification[*obj]
+		notes []*notification[*obj]
 		want  []string
 	}{
-		{"add", []*Notification[*obj]{add(a1)}, []string{"add a@1 initial=false"}},
-		{"initial add", []*Notification[*obj]{initialAdd(a1)}, []string{"add a@1 initial=true"}},
-		{"update", []*Notification[*obj]{upd(a1, a2)}, []string{"update a@1 -> a@2"}},
-		{"delete", []*Notification[*obj]{del(a1, false)}, []string{"delete a@1 unknown=false"}},
-		{"final state unknown delete", []*Notification[*obj]{del(a1, true)}, []string{"delete a@1 unknown=true"}},
-		{"resync", []*Notification[*obj]{syn(a1)}, []string{"update a@1 -> a@1"}},
-		{"add then updates: the newest add", []*Notification[*obj]{add(a1), upd(a1, a2), upd(a2, a3)},
+		{"add", []*notification[*obj]{add(a1)}, []string{"add a@1 initial=false"}},
+		{"initial add", []*notification[*obj]{initialAdd(a1)}, []string{"add a@1 initial=true"}},
+		{"update", []*notification[*obj]{upd(a1, a2)}, []string{"update a@1 -> a@2"}},
+		{"delete", []*notification[*obj]{del(a1, false)}, []string{"delete a@1 unknown=false"}},
+		{"final state unknown delete", []*notification[*obj]{del(a1, true)}, []string{"delete a@1 unknown=true"}},
+		{"resync", []*notification[*obj]{syn(a1)}, []string{"update a@1 -> a@1"}},
+		{"add then updates: the newest add", []*notification[*obj]{add(a1), upd(a1, a2), upd(a2, a3)},
 			[]string{"add a@3 initial=false"}},
-		{"updates: from the state the handler has to the newest", []*Notification[*obj]{upd(a1, a2), upd(a2, a3)},
+		{"updates: from the state the handler has to the newest", []*notification[*obj]{upd(a1, a2), upd(a2, a3)},
 			[]string{"update a@1 -> a@3"}},
-		{"update then delete", []*Notification[*obj]{upd(a1, a2), del(a2, false)}, []string{"delete a@2 unknown=false"}},
-		{"born and gone: nothing", []*Notification[*obj]{add(a1), upd(a1, a2), del(a2, false)}, nil},
-		{"born, gone and born again: one add", []*Notification[*obj]{add(a1), del(a1, false), add(a2)},
+		{"update then delete", []*notification[*obj]{upd(a1, a2), del(a2, false)}, []string{"delete a@2 unknown=false"}},
+		{"born and gone: nothing", []*notification[*obj]{add(a1), upd(a1, a2), del(a2, false)}, nil},
+		{"born, gone and born again: one add", []*notification[*obj]{add(a1), del(a1, false), add(a2)},
 			[]string{"add a@2 initial=false"}},
-		{"delete then add: a re-creation", []*Notification[*obj]{del(a1, false), add(a2)},
+		{"delete then add: a re-creation", []*notification[*obj]{del(a1, false), add(a2)},
 			[]string{"delete a@1 unknown=false", "add a@2 initial=false"}},
-		{"update, delete, add: a re-creation", []*Notification[*obj]{upd(a1, a2), del(a2, true), add(a3)},
+		{"update, delete, add: a re-creation", []*notification[*obj]{upd(a1, a2), del(a2, true), add(a3)},
 			[]string{"delete a@2 unknown=true", "add a@3 initial=false"}},
-		{"re-creation then update", []*Notification[*obj]{del(a1, false), add(a2), upd(a2, a3)},
+		{"re-creation then update", []*notification[*obj]{del(a1, false), add(a2), upd(a2, a3)},
 			[]string{"delete a@1 unknown=false", "add a@3 initial=false"}},
-		{"two deletes: the last", []*Notification[*obj]{del(a1, true), del(a2, false)}, []string{"delete a@2 unknown=false"}},
-		{"resync then update", []*Notification[*obj]{syn(a1), upd(a1, a2)}, []string{"update a@1 -> a@2"}},
-		{"update then resync: the resync adds nothing", []*Notification[*obj]{upd(a1, a2), syn(a2)},
+		{"two deletes: the last", []*notification[*obj]{del(a1, true), del(a2, false)}, []string{"delete a@2 unknown=false"}},
+		{"resync then update", []*notification[*obj]{syn(a1), upd(a1, a2)}, []string{"update a@1 -> a@2"}},
+		{"update then resync: the resync adds nothing", []*notification[*obj]{upd(a1, a2), syn(a2)},
 			[]string{"update a@1 -> a@2"}},
-		{"add then resync", []*Notification[*obj]{add(a1), syn(a1)}, []string{"add a@1 initial=false"}},
-		{"resync then delete", []*Notification[*obj]{syn(a1), del(a1, false)}, []string{"delete a@1 unknown=false"}},
-		{"the initial flag of the last add", []*Notification[*obj]{del(a1, false), initialAdd(a2)},
+		{"add then resync", []*notification[*obj]{add(a1), syn(a1)}, []string{"add a@1 initial=false"}},
+		{"resync then delete", []*notification[*obj]{syn(a1), del(a1, false)}, []string{"delete a@1 unknown=false"}},
+		{"the initial flag of the last add", []*notification[*obj]{del(a1, false), initialAdd(a2)},
 			[]string{"delete a@1 unknown=false", "add a@2 initial=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +92,7 @@ func TestOrderedBufferDeliversEveryNotification(t *testing.T) {
 	if !b.empty() {
 		t.Fatal("new buffer not empty")
 	}
-	for i, n := range []*Notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3)} {
+	for i, n := range []*notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3)} {
 		b.add(n, int64(10+i))
 	}
 	if n, oldest := b.pending(); n != 6 || oldest != 10 || b.lastSeq() != 6 || b.coalesced() != 0 {
@@ -120,7 +120,7 @@ func TestOrderedBufferDeliversEveryNotification(t *testing.T) {
 
 func TestCoalescingBufferKeepsOneEntryPerKey(t *testing.T) {
 	b := newBuffer[*obj](Coalesce)
-	for i, n := range []*Notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3), add(c1)} {
+	for i, n := range []*notification[*obj]{add(a1), add(b1), upd(a1, a2), syn(b1), del(a2, true), add(a3), add(c1)} {
 		b.add(n, int64(10+i))
 	}
 	if b.empty() {

@@ -55,8 +55,19 @@
 // [MovedAwayHandler] hears an object the part lost as OnMovedAway rather
 // than OnDelete.
 //
-// For code written against client-go, NewSharedIndexInformer returns a
-// cache.SharedIndexInformer with client-go's semantics on this engine.
+// Status and Snapshot say how it is doing: the reflector's phase and the
+// reason of its last error, the cache size, the queue depth, and each
+// handler's lag; a Snapshot is also what status pages and metrics read.
+//
+// This package is the engine: everything that takes the informer's lock.
+// Around it, on its public API only: package informer/factory shares
+// informers by type, resource and selection and starts them together (with
+// typed, dynamic and metadata-only helpers); informer/statuspage serves their
+// snapshots as an HTML page and JSON; informer/promprovider exports them to
+// Prometheus. For code written against client-go,
+// github.com/listwatch/listwatch/clientgo/tools/cache's
+// NewSharedIndexInformer returns a cache.SharedIndexInformer with
+// client-go's semantics on this engine.
 //
 // # Delivery and memory
 //
@@ -100,5 +111,6 @@
 // resync, the reason WaitForSync reports, and convergence of the cache and
 // of every handler's view to the server under seeded random faults, with
 // client-go's informer in the same schedule. The drop-in must produce the
-// same transcript as client-go's informer for the same scenario.
+// same transcript as client-go's informer for the same scenario (those tests
+// live with it, in clientgo/tools/cache).
 package informer

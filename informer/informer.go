@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/listwatch/listwatch/deltafifo"
+	"github.com/listwatch/listwatch/internal/dropin"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -38,7 +39,7 @@ type Informer[T store.Object] struct {
 	handlers []*Registration[T]
 	// notes is processBatch's reusable notification list; empty between
 	// batches.
-	notes []Notification[T]
+	notes []notification[T]
 	// runCtx is the context of Run once started; nil before.
 	runCtx context.Context
 	// resyncWake (capacity 1) tells resyncLoop that a handler with a
@@ -52,8 +53,8 @@ type Informer[T store.Object] struct {
 	// Options.Reflector.Metrics, if it is a ProcessingObserver.
 	processing ProcessingObserver
 	// quirks are the client-go behaviours the drop-in asked for
-	// (Options.compat); the zero value for every other informer.
-	quirks compatQuirks
+	// (Options.Quirks); the zero value for every other informer.
+	quirks dropin.Quirks[T]
 	// initialDone is set once the first list has been fully processed;
 	// synced is closed at the same moment.
 	initialDone bool
@@ -80,15 +81,11 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	// Either name of the option orders the queue; both are kept equal so
-	// that code reading either one sees the same.
-	ordered := opts.OrderedQueue || opts.InOrder
-	opts.OrderedQueue, opts.InOrder = ordered, ordered
 	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, ValueIndexers: opts.ValueIndexers})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
-	inf := &Informer[T]{quirks: opts.compat, name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
+	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	// The FIFO is a pure queue: a list travels through it between list
@@ -97,9 +94,16 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.OrderedQueue,
 		ListMarks: true, WholeLists: opts.AtomicRelists,
 	})
-	inf.processing, _ = opts.Reflector.Metrics.(ProcessingObserver)
-	inf.admit = &admission[T]{transform: opts.Transform, log: logr.Discard(), metrics: opts.Reflector.Metrics}
-	inf.sink = &sink[T]{fifo: inf.fifo, rv: inf.rv, admit: inf.admit, replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
+	inf.processing = opts.Processing
+	if opts.Quirks != nil {
+		inf.quirks = *opts.Quirks
+		if inf.quirks.Store != nil {
+			inf.quirks.Store(st)
+		}
+	}
+	inf.admit = &admission[T]{transform: opts.Transform, check: inf.quirks.Check, log: logr.Discard(), metrics: opts.Reflector.Metrics}
+	inf.sink = &sink[T]{ctx: context.Background(), fifo: inf.fifo, admit: inf.admit,
+		replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
@@ -111,6 +115,9 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	}
 	return inf, nil
 }
+
+// Synced returns a channel closed once HasSynced is true.
+func (inf *Informer[T]) Synced() <-chan struct{} { return inf.synced }
 
 // Reader returns the read-only view of the cache.
 func (inf *Informer[T]) Reader() store.Reader[T] { return inf.store.Reader() }
@@ -141,6 +148,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	inf.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(ctx)
+	inf.sink.ctx = ctx // before the reflector, the sink's only caller, starts
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer cancel()
@@ -174,7 +182,6 @@ func (inf *Informer[T]) popLoop(ctx context.Context) {
 		if err != nil {
 			inf.log.Error(err, "processing a change failed")
 		}
-		inf.sink.drained()
 		inf.checkInitialDone()
 	}
 }

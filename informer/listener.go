@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -104,9 +105,9 @@ func (s *stamp) get() int64 {
 }
 
 // add queues one notification; see addBatch.
-func (l *listener[T]) add(n *Notification[T]) {
+func (l *listener[T]) add(n *notification[T]) {
 	st := stamp{clock: l.clock}
-	l.addBatch([]Notification[T]{*n}, true, &st)
+	l.addBatch([]notification[T]{*n}, true, &st)
 }
 
 // addBatch queues notes, in order, under one lock; it never blocks on the
@@ -116,7 +117,7 @@ func (l *listener[T]) add(n *Notification[T]) {
 // needs no time. The listener is woken only when its buffer goes from
 // empty to non-empty: otherwise it is busy and will find the new entries
 // before it waits again.
-func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
+func (l *listener[T]) addBatch(notes []notification[T], syncs bool, st *stamp) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
@@ -125,7 +126,7 @@ func (l *listener[T]) addBatch(notes []Notification[T], syncs bool, st *stamp) {
 	wasEmpty := l.buf.empty()
 	for i := range notes {
 		n := &notes[i]
-		if n.Kind == Resynced && !syncs {
+		if n.kind == noteResynced && !syncs {
 			continue
 		}
 		l.buf.add(n, st.get())
@@ -324,6 +325,36 @@ type ListenerStats struct {
 	// HandlerTime is the total time spent in the handler, accounted every
 	// 64 entries and whenever the listener runs out of work.
 	HandlerTime time.Duration
+}
+
+// listenerStatsJSON is ListenerStats as status pages serve it, durations
+// in seconds.
+type listenerStatsJSON struct {
+	Pending              int     `json:"pending"`
+	OldestPendingSeconds float64 `json:"oldestPendingSeconds"`
+	BusySeconds          float64 `json:"busySeconds"`
+	Processed            int64   `json:"processed"`
+	Coalesced            int64   `json:"coalesced"`
+	Panics               int64   `json:"panics"`
+	HandlerSeconds       float64 `json:"handlerSeconds"`
+}
+
+// MarshalJSON writes the figures as status pages serve them.
+func (s ListenerStats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(listenerStatsJSON{s.Pending, s.OldestPending.Seconds(), s.Busy.Seconds(), s.Processed, s.Coalesced,
+		s.Panics, s.HandlerTime.Seconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *ListenerStats) UnmarshalJSON(b []byte) error {
+	var in listenerStatsJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	seconds := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	*s = ListenerStats{Pending: in.Pending, OldestPending: seconds(in.OldestPendingSeconds), Busy: seconds(in.BusySeconds),
+		Processed: in.Processed, Coalesced: in.Coalesced, Panics: in.Panics, HandlerTime: seconds(in.HandlerSeconds)}
+	return nil
 }
 
 func (l *listener[T]) stats() ListenerStats {

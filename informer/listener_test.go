@@ -52,15 +52,17 @@ func (r *recorder) take() []string {
 	return out
 }
 
-func add(o *obj) *Notification[*obj] { return &Notification[*obj]{Kind: Added, Key: o.key, Object: o} }
-func upd(old, new *obj) *Notification[*obj] {
-	return &Notification[*obj]{Kind: Updated, Key: new.key, Object: new, Old: old}
+func add(o *obj) *notification[*obj] {
+	return &notification[*obj]{kind: noteAdded, Key: o.key, Object: o}
 }
-func del(o *obj, unknown bool) *Notification[*obj] {
-	return &Notification[*obj]{Kind: Deleted, Key: o.key, Object: o, FinalStateUnknown: unknown}
+func upd(old, new *obj) *notification[*obj] {
+	return &notification[*obj]{kind: noteUpdated, Key: new.key, Object: new, Old: old}
 }
-func syn(o *obj) *Notification[*obj] {
-	return &Notification[*obj]{Kind: Resynced, Key: o.key, Object: o}
+func del(o *obj, unknown bool) *notification[*obj] {
+	return &notification[*obj]{kind: noteDeleted, Key: o.key, Object: o, FinalStateUnknown: unknown}
+}
+func syn(o *obj) *notification[*obj] {
+	return &notification[*obj]{kind: noteResynced, Key: o.key, Object: o}
 }
 
 // startListener runs a listener inside the current synctest bubble and
@@ -87,7 +89,7 @@ func TestListenerNoLagDeliversEverything(t *testing.T) {
 			r := &recorder{}
 			l := startListener(t, r, mode)
 			var got []string
-			for _, n := range []*Notification[*obj]{add(a1), upd(a1, a2), syn(a2), del(a2, false), add(a3), del(a3, true)} {
+			for _, n := range []*notification[*obj]{add(a1), upd(a1, a2), syn(a2), del(a2, false), add(a3), del(a3, true)} {
 				l.add(n)
 				synctest.Wait()
 				got = append(got, r.take()...)
@@ -106,31 +108,31 @@ func TestListenerNoLagDeliversEverything(t *testing.T) {
 func TestListenerCoalescesWhileLagging(t *testing.T) {
 	cases := []struct {
 		name  string
-		seen  []*Notification[*obj] // delivered before the handler stalls
-		lag   []*Notification[*obj] // queued while it is stalled
+		seen  []*notification[*obj] // delivered before the handler stalls
+		lag   []*notification[*obj] // queued while it is stalled
 		wantQ int                   // pending keys while stalled
 		want  []string
 	}{
 		{"updates fold into one, old is what the handler saw",
-			[]*Notification[*obj]{add(a1)}, []*Notification[*obj]{upd(a1, a2), upd(a2, a3)}, 1,
+			[]*notification[*obj]{add(a1)}, []*notification[*obj]{upd(a1, a2), upd(a2, a3)}, 1,
 			[]string{"update a@1 -> a@3"}},
 		{"add then updates is one add of the newest",
-			nil, []*Notification[*obj]{add(a1), upd(a1, a2), syn(a2)}, 1,
+			nil, []*notification[*obj]{add(a1), upd(a1, a2), syn(a2)}, 1,
 			[]string{"add a@2 initial=false"}},
 		{"born and gone while lagging is never shown",
-			nil, []*Notification[*obj]{add(a1), upd(a1, a2), del(a2, false), add(b1)}, 2,
+			nil, []*notification[*obj]{add(a1), upd(a1, a2), del(a2, false), add(b1)}, 2,
 			[]string{"add b@1 initial=false"}},
 		{"delete then re-create stays a delete and an add",
-			[]*Notification[*obj]{add(a1)}, []*Notification[*obj]{del(a1, false), add(a2), upd(a2, a3)}, 1,
+			[]*notification[*obj]{add(a1)}, []*notification[*obj]{del(a1, false), add(a2), upd(a2, a3)}, 1,
 			[]string{"delete a@1 unknown=false", "add a@3 initial=false"}},
 		{"update then delete is a delete of the final state",
-			[]*Notification[*obj]{add(a1)}, []*Notification[*obj]{upd(a1, a2), del(a2, true)}, 1,
+			[]*notification[*obj]{add(a1)}, []*notification[*obj]{upd(a1, a2), del(a2, true)}, 1,
 			[]string{"delete a@2 unknown=true"}},
 		{"keys keep first-arrival order",
-			[]*Notification[*obj]{add(a1), add(b1)}, []*Notification[*obj]{upd(b1, b2), add(c1), upd(a1, a2)}, 3,
+			[]*notification[*obj]{add(a1), add(b1)}, []*notification[*obj]{upd(b1, b2), add(c1), upd(a1, a2)}, 3,
 			[]string{"update b@1 -> b@2", "add c@1 initial=false", "update a@1 -> a@2"}},
 		{"a resync alone is an update to itself",
-			[]*Notification[*obj]{add(a1)}, []*Notification[*obj]{syn(a1), syn(a1)}, 1,
+			[]*notification[*obj]{add(a1)}, []*notification[*obj]{syn(a1), syn(a1)}, 1,
 			[]string{"update a@1 -> a@1"}},
 	}
 	for _, tc := range cases {
@@ -148,7 +150,7 @@ func TestListenerCoalescesWhileLagging(t *testing.T) {
 				// under one lock, so that the listener cannot take the
 				// first notification alone (it would then block in that
 				// call and the rest would make a second entry).
-				lag := make([]Notification[*obj], len(tc.lag))
+				lag := make([]notification[*obj], len(tc.lag))
 				for i, n := range tc.lag {
 					lag[i] = *n
 				}
@@ -320,7 +322,7 @@ func TestListenerHasSynced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &recorder{gate: make(chan struct{})}
 		l := startListener(t, r, Coalesce)
-		initial := func(o *obj) *Notification[*obj] { n := add(o); n.InInitialList = true; return n }
+		initial := func(o *obj) *notification[*obj] { n := add(o); n.InInitialList = true; return n }
 		l.add(initial(a1))
 		l.add(initial(b1))
 		l.markInitial()

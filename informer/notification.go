@@ -5,34 +5,28 @@ import (
 	"github.com/listwatch/listwatch/internal/ring"
 )
 
-// Kind is the kind of a notification to a listener.
-type Kind uint8
+// kind is the kind of a notification to a listener.
+type kind uint8
 
 const (
 	// Added: the object appeared.
-	Added Kind = iota + 1
+	noteAdded kind = iota + 1
 	// Updated: the object changed; Old is the previous state.
-	Updated
+	noteUpdated
 	// Deleted: the object is gone; Object is its last known state.
-	Deleted
+	noteDeleted
 	// Resynced: a resync replays Object unchanged (a relist that finds an
 	// object unchanged makes one too).
-	Resynced
+	noteResynced
 )
-
-// Synced is the old name of Resynced, which says "has synced" elsewhere
-// (HasSynced, Snapshot.Synced).
-//
-// Deprecated: use Resynced.
-const Synced = Resynced
 
 var kindNames = [...]string{"", "add", "update", "delete", "sync"}
 
-func (k Kind) String() string { return kindNames[k] }
+func (k kind) String() string { return kindNames[k] }
 
-// Notification is one change handed from the informer to each listener.
-type Notification[T any] struct {
-	Kind Kind
+// notification is one change handed from the informer to each listener.
+type notification[T any] struct {
+	kind kind
 	// Key identifies the object (namespace/name); coalescing is per key.
 	Key string
 	// Object is the new state (the last known state for Deleted).
@@ -68,36 +62,36 @@ type pending[T any] struct {
 }
 
 // newPending starts an entry from the first notification for a key.
-func newPending[T any](n *Notification[T], now int64) pending[T] {
+func newPending[T any](n *notification[T], now int64) pending[T] {
 	p := pending[T]{since: now}
-	switch n.Kind {
-	case Added:
+	switch n.kind {
+	case noteAdded:
 		p.after, p.hasAfter, p.initial = n.Object, true, n.InInitialList
-	case Updated:
+	case noteUpdated:
 		p.before, p.hadBefore, p.after, p.hasAfter = n.Old, true, n.Object, true
-	case Deleted:
+	case noteDeleted:
 		p.before, p.hadBefore = n.Object, true
 		p.deleted, p.wasDeleted, p.finalStateUnknown = n.Object, true, n.FinalStateUnknown
-	case Resynced:
+	case noteResynced:
 		p.before, p.hadBefore, p.after, p.hasAfter, p.syncOnly = n.Object, true, n.Object, true, true
 	}
 	return p
 }
 
 // merge folds a later notification for the same key into p.
-func (p *pending[T]) merge(n *Notification[T]) {
-	switch n.Kind {
-	case Added:
+func (p *pending[T]) merge(n *notification[T]) {
+	switch n.kind {
+	case noteAdded:
 		p.after, p.hasAfter, p.syncOnly = n.Object, true, false
 		p.initial = n.InInitialList
-	case Updated:
+	case noteUpdated:
 		p.after, p.hasAfter, p.syncOnly = n.Object, true, false
-	case Deleted:
+	case noteDeleted:
 		p.deleted, p.finalStateUnknown = n.Object, n.FinalStateUnknown
 		p.wasDeleted = p.wasDeleted || p.hadBefore
 		var zero T
 		p.after, p.hasAfter, p.syncOnly = zero, false, false
-	case Resynced:
+	case noteResynced:
 		// The newest state is already pending; a resync adds nothing.
 	}
 }
@@ -147,7 +141,7 @@ func (p *pending[T]) deliver(h Handler[T]) int {
 type buffer[T any] interface {
 	// add queues n, which arrived at since (nanoseconds of the listener's
 	// clock).
-	add(n *Notification[T], since int64)
+	add(n *notification[T], since int64)
 	// empty reports whether nothing waits.
 	empty() bool
 	// take removes the oldest entry and returns its key ("" if the buffer
@@ -201,7 +195,7 @@ type orderedNote[T any] struct {
 	flags    noteFlags
 }
 
-// noteFlags packs a notification's Kind and its two booleans.
+// noteFlags packs a notification's kind and its two booleans.
 type noteFlags uint8
 
 const (
@@ -215,9 +209,9 @@ type arrivalRun struct {
 	n     int
 }
 
-func (b *orderedBuffer[T]) add(n *Notification[T], since int64) {
+func (b *orderedBuffer[T]) add(n *notification[T], since int64) {
 	b.seq++
-	f := noteFlags(n.Kind)
+	f := noteFlags(n.kind)
 	if n.InInitialList {
 		f |= flagInitial
 	}
@@ -245,7 +239,7 @@ func (b *orderedBuffer[T]) take() (string, uint64, pending[T], bool) {
 	if r.n--; r.n == 0 {
 		b.runs.Pop()
 	}
-	n := Notification[T]{Kind: Kind(q.flags & kindMask), Object: q.obj, Old: q.old,
+	n := notification[T]{kind: kind(q.flags & kindMask), Object: q.obj, Old: q.old,
 		InInitialList: q.flags&flagInitial != 0, FinalStateUnknown: q.flags&flagFinalUnkn != 0}
 	return "", seq, newPending(&n, since), true
 }
@@ -297,7 +291,7 @@ type queuedKey struct {
 }
 
 type unfoldedNote[T any] struct {
-	n     Notification[T]
+	n     notification[T]
 	since int64
 }
 
@@ -306,7 +300,7 @@ type unfoldedNote[T any] struct {
 // slice kept for them pins no more than a ring would.
 const foldAt = ringKeep
 
-func (b *coalescingBuffer[T]) add(n *Notification[T], since int64) {
+func (b *coalescingBuffer[T]) add(n *notification[T], since int64) {
 	if len(b.unfolded) == cap(b.unfolded) {
 		// Grow by doubling up to foldAt exactly (append would round up).
 		grown := make([]unfoldedNote[T], len(b.unfolded), min(foldAt, max(16, 2*cap(b.unfolded))))

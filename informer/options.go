@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/listwatch/listwatch/internal/dropin"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -44,11 +45,6 @@ type Options[T store.Object] struct {
 	// of coalescing per key (client-go's DeltaFIFO). It is independent of
 	// how handlers are called (Delivery, DeliveryMode).
 	OrderedQueue bool
-	// InOrder is OrderedQueue under its old name, which collided with the
-	// DeliveryMode InOrder; setting either makes the queue ordered.
-	//
-	// Deprecated: use OrderedQueue.
-	InOrder bool
 	// AtomicRelists makes every list, the first and each relist, reach the
 	// cache in one store transaction: readers see the old content or the
 	// new, never a mix. The cost is memory: the whole new list is held
@@ -70,24 +66,27 @@ type Options[T store.Object] struct {
 	WatchErrorHandler func(ctx context.Context, err error)
 	// Clock drives resync timers and listener figures. Default the real clock.
 	Clock clock.WithTicker
+	// Processing, when set, is told how long each batch popped from the
+	// queue took to apply to the cache and hand to the handlers (client-go's
+	// informer_processing_latency_seconds). A factory sets it to its
+	// metrics (factory.Factory.ObserveReflectors).
+	Processing ProcessingObserver
 
-	// compat is set only by the drop-in (NewSharedIndexInformerWithOptions):
-	// client-go behaviours a typed informer does not have.
-	compat compatQuirks
+	// Quirks are client-go behaviours for the drop-in shared informer
+	// (clientgo/tools/cache), which alone can fill them; nil for every
+	// other informer.
+	Quirks *dropin.Quirks[T]
 }
 
-// compatQuirks are client-go behaviours that the drop-in reproduces so that
-// code written against client-go sees what it expects.
-type compatQuirks struct {
-	// syncingHandlers: handlers start out "due for resync", and without a
-	// default resync period stay so, which makes a relist hand every
-	// unchanged object to every handler as an update (client-go's
-	// syncingListeners). With a period, each resync check sets it to
-	// whether the handler was due (Informer.resyncDue).
-	syncingHandlers bool
-	// onPanic, when set, is handed every handler panic instead of the
-	// listener's own log line (client-go's utilruntime.PanicHandlers).
-	onPanic func(ctx context.Context, r any)
+// ProcessingObserver is told how long each batch took to process (see
+// Options.Processing). Both methods are called on the informer's processing
+// goroutine, once per batch: they must be cheap and must not block.
+type ProcessingObserver interface {
+	// Observing reports whether processing times are wanted now; while it
+	// is false the batch is not timed (no clock is read).
+	Observing() bool
+	// ObserveProcessing is given the time one batch took.
+	ObserveProcessing(d time.Duration)
 }
 
 // HandlerOptions configures one handler registration.

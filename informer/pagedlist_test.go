@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/store"
 )
 
 // With lists of many small pages, the informer takes each list a page at
@@ -118,4 +120,50 @@ func (c countStreams) WatchWithContext(ctx context.Context, opts metav1.ListOpti
 		c.streams.Add(1)
 	}
 	return c.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+}
+
+// A paged list waits for the pop loop to apply each page before the next
+// is fetched. When the informer's context ends while the pop loop is held
+// (here by an index function that blocks), the reflector stops at once
+// instead of waiting for a drain that will not come; Run then returns as
+// soon as the pop loop is released.
+func TestStopDuringPagedListWithStalledApply(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		for i := range 200 {
+			if _, err := srv.Create(t.Context(), newCM(fmt.Sprintf("cm-%03d", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var pages atomic.Int64
+		release := make(chan struct{})
+		var once sync.Once
+		held := make(chan struct{})
+		inf, err := New(Options[*corev1.ConfigMap]{
+			Source: noWatchCache{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &pages},
+			Indexers: store.Indexers[*corev1.ConfigMap]{"hold": func(*corev1.ConfigMap) ([]string, error) {
+				once.Do(func() { close(held); <-release })
+				return nil, nil
+			}},
+			Reflector: reflector.Config[*corev1.ConfigMap]{PageSize: 10, WatchList: reflector.WatchListOff},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = inf.Run(ctx) }()
+		<-held
+		synctest.Wait() // the reflector waits for the held pop loop to drain
+		if n := pages.Load(); n >= 20 {
+			t.Fatalf("%d pages fetched with the pop loop held: the reflector did not wait", n)
+		}
+		cancel()
+		synctest.Wait()
+		if got := inf.Status().Phase; got != reflector.PhaseStopped {
+			t.Errorf("reflector phase %v after the context ended, with the pop loop held: want stopped", got)
+		}
+		close(release)
+		<-done
+	})
 }

@@ -28,7 +28,7 @@ func TestListenerPanicCostsOnlyThatCall(t *testing.T) {
 			// One batch, one lock: the delete and the re-create are both
 			// pending before the listener takes either.
 			st := stamp{clock: l.clock}
-			l.addBatch([]Notification[*obj]{*del(a1, false), *add(a2)}, true, &st)
+			l.addBatch([]notification[*obj]{*del(a1, false), *add(a2)}, true, &st)
 			synctest.Wait()
 			want := []string{"add a@1 initial=false", "add a@2 initial=false"}
 			if got := d.take(); !slices.Equal(got, want) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/listwatch/listwatch/deltafifo"
 	"github.com/listwatch/listwatch/internal/nilcheck"
+	"github.com/listwatch/listwatch/internal/resourceversion"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -20,13 +21,13 @@ import (
 // before the batch or after it. Keys in a batch are distinct (except in a
 // whole list, in order mode), and initial holds for all of it or none.
 func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) error {
-	if observing(inf.processing) {
+	if p := inf.processing; p != nil && p.Observing() {
 		defer inf.observeProcessing(inf.clock.Now())
 	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	var firstErr error
-	inOrder := inf.opts.InOrder
+	inOrder := inf.opts.OrderedQueue
 	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder}
 	inf.store.Write(func(tx *store.Tx[T]) {
 		a.batch(tx, items, func(err error, key string) {
@@ -36,6 +37,9 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 			}
 		})
 	})
+	if a.rv != "" {
+		inf.rv.set(a.rv)
+	}
 	if len(a.notes) > 0 {
 		inf.distribute(a.notes, a.syncs)
 	}
@@ -55,7 +59,7 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 // keys it held itself when the list began.
 type applier[T store.Object] struct {
 	// notes collects the notifications, in order.
-	notes []Notification[T]
+	notes []notification[T]
 	// syncs says whether notes holds a resync.
 	syncs bool
 	// initial: the batch belongs to the first list.
@@ -69,6 +73,10 @@ type applier[T store.Object] struct {
 	// whole list is in one batch; a list spanning batches can only know
 	// them at its end.
 	deletionsFirst bool
+	// rv is the resource version the batch brings the store to (its
+	// ListProgress item), recorded in the batch's transaction; "" when it
+	// has none.
+	rv string
 }
 
 // batch applies a batch of items in order, reporting each item's error
@@ -113,7 +121,7 @@ func (a *applier[T]) sweepFirst(tx *store.Tx[T], list []deltafifo.Item[T]) {
 // end closes the replace session, telling each object it deletes.
 func (a *applier[T]) end(tx *store.Tx[T]) {
 	tx.EndReplace(func(key string, old T) {
-		a.notes = append(a.notes, Notification[T]{Kind: Deleted, Key: key, Object: old, FinalStateUnknown: true})
+		a.notes = append(a.notes, notification[T]{kind: noteDeleted, Key: key, Object: old, FinalStateUnknown: true})
 	})
 }
 
@@ -127,6 +135,14 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 	case deltafifo.ListEnd:
 		a.end(tx)
 		return nil
+	case deltafifo.ListProgress:
+		// An empty or non-numeric resource version says nothing about
+		// what the store reflects.
+		if _, ok := resourceversion.Parse(it.ResourceVersion); ok {
+			a.rv = it.ResourceVersion
+			tx.SetResourceVersion(a.rv)
+		}
+		return nil
 	}
 	var firstErr error
 	for j := range it.Deltas {
@@ -138,7 +154,7 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 			}
 		case ok:
 			a.notes = append(a.notes, n)
-			a.syncs = a.syncs || n.Kind == Resynced
+			a.syncs = a.syncs || n.kind == noteResynced
 		}
 	}
 	return firstErr
@@ -153,12 +169,12 @@ func (inf *Informer[T]) observeProcessing(start time.Time) {
 // apply writes one delta to the store and returns the notification it makes.
 // ok is false when there is nothing to tell: a deletion of a key the cache
 // lacks, with no object, or (unless tellUnknown) one from a watch event.
-func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], initial, tellUnknown bool) (n Notification[T], ok bool, err error) {
+func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], initial, tellUnknown bool) (n notification[T], ok bool, err error) {
 	n.Key = key
 	switch d.Type {
 	case deltafifo.Deleted:
 		old, existed := tx.Delete(key)
-		n.Kind, n.Object, n.FinalStateUnknown = Deleted, d.Object, d.FinalStateUnknown
+		n.kind, n.Object, n.FinalStateUnknown = noteDeleted, d.Object, d.FinalStateUnknown
 		if d.FinalStateUnknown || nilcheck.Is(d.Object) {
 			// The queue's idea of the last state may be older than the
 			// cache's; the cache saw every change applied.
@@ -173,7 +189,7 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 		// counts as listed all the same.
 		if old, ok := tx.Get(key); ok && sameVersion(old, d.Object) {
 			tx.Keep(key)
-			n.Kind, n.Object = Resynced, old
+			n.kind, n.Object = noteResynced, old
 			return n, true, nil
 		}
 		fallthrough
@@ -184,11 +200,11 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 		}
 		switch {
 		case !existed:
-			n.Kind, n.Object, n.InInitialList = Added, d.Object, initial
+			n.kind, n.Object, n.InInitialList = noteAdded, d.Object, initial
 		case d.Type == deltafifo.Sync:
-			n.Kind, n.Object = Resynced, d.Object
+			n.kind, n.Object = noteResynced, d.Object
 		default:
-			n.Kind, n.Old, n.Object = Updated, old, d.Object
+			n.kind, n.Old, n.Object = noteUpdated, old, d.Object
 		}
 		return n, true, nil
 	}
@@ -196,7 +212,7 @@ func apply[T store.Object](tx *store.Tx[T], key string, d *deltafifo.Delta[T], i
 
 // distribute hands notes to every handler, resyncs only to those that are
 // due; mu held. hasSyncs says whether notes holds any resync.
-func (inf *Informer[T]) distribute(notes []Notification[T], hasSyncs bool) {
+func (inf *Informer[T]) distribute(notes []notification[T], hasSyncs bool) {
 	st := stamp{clock: inf.clock}
 	for _, r := range inf.handlers {
 		r.l.addBatch(notes, r.syncing || !hasSyncs, &st)

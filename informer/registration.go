@@ -18,7 +18,7 @@ type Registration[T any] struct {
 	nextResync time.Time
 	// syncing makes a relist's unchanged objects reach the handler as
 	// resyncs (Resynced). Only the drop-in sets it, as client-go does (see
-	// compatQuirks.syncingHandlers); guarded by the informer's mu.
+	// dropin.Quirks.SyncingHandlers); guarded by the informer's mu.
 	syncing bool
 	// done is closed when the handler will not be called again and no call
 	// is in progress: when the listener goroutine has returned (after
@@ -35,6 +35,14 @@ type Registration[T any] struct {
 // list: the informer's first list for handlers added before it synced, the
 // replay of the cache for handlers added later.
 func (r *Registration[T]) HasSynced() bool { return r.l.hasSynced() }
+
+// Synced returns a channel closed once HasSynced is true.
+func (r *Registration[T]) Synced() <-chan struct{} { return r.l.synced }
+
+// Done returns a channel closed once the handler will not be called again
+// and no call is in progress: after Remove (at once if the informer never
+// ran) or when the informer stops.
+func (r *Registration[T]) Done() <-chan struct{} { return r.done }
 
 // Stats returns the handler's delivery figures: pending work, lag, handler
 // time, panics.
@@ -70,9 +78,9 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	if opts.Logger != nil {
 		log = *opts.Logger
 	}
-	r := &Registration[T]{inf: inf, name: opts.Name, resync: resync, done: make(chan struct{}), syncing: inf.quirks.syncingHandlers,
+	r := &Registration[T]{inf: inf, name: opts.Name, resync: resync, done: make(chan struct{}), syncing: inf.quirks.SyncingHandlers,
 		ownLogger: opts.Logger != nil, l: newListener(withMovedAway(h, inf.opts.Source), listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
-	r.l.onPanic, r.l.keyOf = inf.quirks.onPanic, inf.key
+	r.l.onPanic, r.l.keyOf = inf.quirks.OnPanic, inf.key
 	if inf.stopped {
 		return nil, ErrStopped
 	}
@@ -86,7 +94,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	// first live notification follows the replayed state. A handler added
 	// before the informer synced is marked with the others when it does
 	// (checkInitialDone).
-	inf.replayLocked(r, Added)
+	inf.replayLocked(r, noteAdded)
 	if inf.initialDone {
 		r.l.markInitial()
 	}
@@ -105,14 +113,14 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 // for a resync), from the store, with no store write; mu held. Chunks of
 // replayChunk: one listener lock and clock read each, without a copy of
 // the whole cache.
-func (inf *Informer[T]) replayLocked(r *Registration[T], kind Kind) {
+func (inf *Informer[T]) replayLocked(r *Registration[T], kind kind) {
 	objs := inf.store.Reader().List()
-	replay := make([]Notification[T], 0, min(len(objs), replayChunk))
+	replay := make([]notification[T], 0, min(len(objs), replayChunk))
 	st := stamp{clock: inf.clock}
 	for i, obj := range objs {
 		key, err := inf.key(obj)
 		if err == nil {
-			replay = append(replay, Notification[T]{Kind: kind, Key: key, Object: obj, InInitialList: kind == Added})
+			replay = append(replay, notification[T]{kind: kind, Key: key, Object: obj, InInitialList: kind == noteAdded})
 		}
 		if len(replay) == replayChunk || i == len(objs)-1 {
 			r.l.addBatch(replay, true, &st)
@@ -222,12 +230,12 @@ func (inf *Informer[T]) resyncDue() {
 	defer inf.mu.Unlock()
 	for _, r := range inf.handlers {
 		due := r.resync > 0 && !now.Before(r.nextResync)
-		if inf.quirks.syncingHandlers {
+		if inf.quirks.SyncingHandlers {
 			r.syncing = due
 		}
 		if due {
 			r.nextResync = now.Add(r.resync)
-			inf.replayLocked(r, Resynced)
+			inf.replayLocked(r, noteResynced)
 		}
 	}
 }

@@ -3,43 +3,13 @@ package informer
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
+	"github.com/listwatch/listwatch/informer/informertest"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 )
-
-// logLines collects a logr.Logger's output, one string a line.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) logger() logr.Logger { return l.loggerWith(funcr.Options{}) }
-
-func (l *logLines) loggerWith(opts funcr.Options) logr.Logger {
-	return funcr.New(func(prefix, args string) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.lines = append(l.lines, prefix+" "+args)
-	}, opts)
-}
-
-func (l *logLines) matching(sub string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, s := range l.lines {
-		if strings.Contains(s, sub) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // A handler registered before Run logs its panics with the logger of Run's
 // context (it was created when the informer had only a discard logger), as
@@ -53,12 +23,12 @@ func TestHandlerPanicsLoggedWithRunLogger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var runLog, ownLog logLines
-		own := ownLog.logger()
+		var runLog, ownLog informertest.LogLines
+		own := ownLog.Logger()
 		if _, err := e.inf.AddHandler(boom, HandlerOptions{Logger: &own}); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), runLog.logger()))
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), runLog.Logger()))
 		done := make(chan struct{})
 		go func() { defer close(done); _ = e.inf.Run(ctx) }()
 		defer func() { cancel(); <-done }()
@@ -71,12 +41,12 @@ func TestHandlerPanicsLoggedWithRunLogger(t *testing.T) {
 		if got := early.Stats().Panics + late.Stats().Panics; got != 2 {
 			t.Fatalf("%d panics counted, want 2", got)
 		}
-		got := runLog.matching("event handler panicked")
+		got := runLog.Matching("event handler panicked")
 		if len(got) != 2 || !strings.Contains(got[0], `"key"="ns/a"`) || !strings.Contains(got[0], "boom a") ||
 			!strings.Contains(got[0], `cms`) {
 			t.Fatalf("Run's logger got %q, want two panics of ns/a from informer cms", got)
 		}
-		if got := ownLog.matching("event handler panicked"); len(got) != 1 {
+		if got := ownLog.Matching("event handler panicked"); len(got) != 1 {
 			t.Fatalf("the handler's own logger got %q, want its one panic", got)
 		}
 	})

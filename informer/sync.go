@@ -3,8 +3,8 @@ package informer
 import (
 	"context"
 	"fmt"
-	"strconv"
 
+	"github.com/listwatch/listwatch/internal/resourceversion"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -68,14 +68,17 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 // every kube-apiserver resource version is.
 //
 // The store's resource version is that of the last list, event or bookmark
-// applied to it, in order, not the highest ever seen: a bogus event from
-// the far future can satisfy a barrier only until the next event or
-// bookmark replaces it, and an empty or non-numeric resource version never
-// counts.
+// applied to it, in order, not the highest ever seen, and an empty or
+// non-numeric resource version never counts. A bogus event from the far
+// future can satisfy a barrier only until the next event or bookmark: that
+// one is behind it, which makes the reflector relist from a quorum read,
+// and the store then takes the list's resource version. While the watch
+// stays quiet after such an event, nothing can tell it from a real one
+// (docs/operations.md, "When the server misbehaves").
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
-	target, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return fmt.Errorf("informer %s: resource version %q is not a number: %w", inf.name, rv, err)
+	target, ok := resourceversion.Parse(rv)
+	if !ok {
+		return fmt.Errorf("informer %s: resource version %q is not a number", inf.name, rv)
 	}
 	for {
 		applied, changed := inf.rv.get()

@@ -7,7 +7,7 @@ import (
 
 // Backoff is the retry-delay policy of both engines that talk to the API
 // server: the reflector (Config.Backoff) and the RetryWatcher
-// (retrywatcher.Backoff is this type). It is pure: the failure count, the
+// (retrywatcher.Options.Backoff). It is pure: the failure count, the
 // time and the random source are passed in, and it never sleeps.
 //
 // The n-th failure of a run waits min(Initial·Factor^(n-1), Max) (Delay),
@@ -55,31 +55,18 @@ type Backoff struct {
 	// Slow is the minimum delay after 401, 403 and 404, which do not clear
 	// by themselves quickly (reflector only).
 	Slow time.Duration
-	// Cap is the RetryWatcher's former name for Max, read when Max is zero.
-	//
-	// Deprecated: use Max.
-	Cap time.Duration
 }
 
-// BackoffConfig is Backoff under the reflector's first name for it; both
-// names stay.
-type BackoffConfig = Backoff
-
 // WithDefaults returns b with the fields it leaves unset taken from def:
-// Initial, Max (or Cap), ResetAfter and Slow when zero or negative, Factor
-// when below 1, Jitter when zero (a negative Jitter becomes 0: none). Cap
-// is folded into Max.
+// Initial, Max, ResetAfter and Slow when zero or negative, Factor when
+// below 1, Jitter when zero (a negative Jitter becomes 0: none).
 func (b Backoff) WithDefaults(def Backoff) Backoff {
 	if b.Initial <= 0 {
 		b.Initial = def.Initial
 	}
 	if b.Max <= 0 {
-		b.Max = b.Cap
-	}
-	if b.Max <= 0 {
 		b.Max = def.Max
 	}
-	b.Cap = 0
 	if b.Factor < 1 {
 		b.Factor = def.Factor
 	}

@@ -11,7 +11,7 @@ import (
 // ResetAfter period starts again from Initial.
 func TestBackoffBounds(t *testing.T) {
 	for seed := range uint64(50) {
-		cfg := BackoffConfig{}.withDefaults()
+		cfg := Backoff{}.withDefaults()
 		b := backoff{cfg: cfg}
 		r := rand.New(rand.NewPCG(seed, seed))
 		now := t0
@@ -31,7 +31,7 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 func TestBackoffNoJitter(t *testing.T) {
-	b := backoff{cfg: BackoffConfig{Initial: time.Second, Max: 4 * time.Second, Jitter: -1}.withDefaults()}
+	b := backoff{cfg: Backoff{Initial: time.Second, Max: 4 * time.Second, Jitter: -1}.withDefaults()}
 	r := rand.New(rand.NewPCG(1, 1))
 	var got []time.Duration
 	for range 5 {
@@ -90,7 +90,7 @@ func TestBackoffPolicy(t *testing.T) {
 	if got := (Backoff{}).WithDefaults(def); got != def {
 		t.Errorf("zero WithDefaults = %+v, want %+v", got, def)
 	}
-	got2 := Backoff{Initial: 2 * time.Second, Cap: 10 * time.Second, Factor: 0.5, Jitter: -1}.WithDefaults(def)
+	got2 := Backoff{Initial: 2 * time.Second, Max: 10 * time.Second, Factor: 0.5, Jitter: -1}.WithDefaults(def)
 	want2 := Backoff{Initial: 2 * time.Second, Max: 10 * time.Second, Factor: 3, Jitter: 0, ResetAfter: time.Hour, Slow: 2 * time.Minute}
 	if got2 != want2 {
 		t.Errorf("WithDefaults = %+v, want %+v", got2, want2)

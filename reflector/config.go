@@ -28,12 +28,21 @@ const (
 	defaultPageSize        = 500
 	defaultMinWatchTimeout = 5 * time.Minute
 	defaultStreamDeadline  = 2 * time.Minute
-	// earlyClose: a watch that the server closes sooner than this after it
-	// was opened (and before the timeout it asked for) counts as a failed
-	// attempt, whatever it delivered, so that a server that closes every
-	// watch at once, after a bookmark or after a few events, is paced by
-	// the backoff instead of being re-watched in a loop.
-	earlyClose = time.Minute
+	// longWatch: a watch that the server closes after at least this long
+	// (or after the timeout it asked for) is re-watched at once, whatever
+	// it delivered: an apiserver restart, a load balancer or a proxy that
+	// ends long requests. Such closes alone make at most six watch requests
+	// a minute. A quicker close is re-watched at once too while a token
+	// bucket of quickCloseBurst tokens, one earned per quickCloseEvery, has one
+	// (the first in a while: a watch opened just before a restart);
+	// otherwise it counts as a failed attempt, whatever the watch
+	// delivered, so that a server that closes every watch at once, after a
+	// bookmark or after a few events, is paced by the backoff instead of
+	// being re-watched in a loop. The bucket lets at most two quick closes
+	// through in any quickCloseEvery.
+	longWatch       = 10 * time.Second
+	quickCloseEvery = time.Minute
+	quickCloseBurst = 1
 )
 
 // Config holds the decision parameters of the state machine. Zero values

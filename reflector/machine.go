@@ -68,8 +68,12 @@ type Machine[T store.Object] struct {
 	after  resume
 	cause  Reason
 
-	// list is the paginated list in flight (PhaseListing).
+	// list is the paginated list in flight (PhaseListing, or a confirming
+	// list while watching).
 	list listState[T]
+	// confirm, when not nil, is the confirmation of an unanchored list:
+	// see confirmState.
+	confirm *confirmState[T]
 	// unpagedNext makes the next paginated list ask for everything at once:
 	// set when the server's pagination broke (a continue token repeated).
 	unpagedNext bool
@@ -91,14 +95,17 @@ type Machine[T store.Object] struct {
 	// watch is the watch or streaming list being opened or open.
 	watch watchState
 
-	// Requested relists (Relist) are paced by a token bucket of
-	// relistBurst tokens, one earned per Backoff.Initial: a few changes in
-	// a row relist at once, and an owner that asks in a loop cannot make
-	// the machine list faster than one per Backoff.Initial. relistTokens
-	// is the bucket as of relistFilled. pendingRelist, when not zero, is
-	// when a request that found the bucket empty will start a cycle.
-	relistTokens                float64
-	relistFilled, pendingRelist time.Time
+	// relists paces requested relists (Relist): relistBurst in a row
+	// start at once, then one per Backoff.Initial, so an owner that asks in
+	// a loop cannot make the machine list faster than that. pendingRelist,
+	// when not zero, is when a request that found it empty will start a
+	// cycle.
+	relists       bucket
+	pendingRelist time.Time
+	// closes paces re-watches after watches the server closed quickly (see
+	// longWatch): the first in a while re-watches at once, a run of them
+	// backs off.
+	closes bucket
 }
 
 // listState is a paginated list in progress.
@@ -112,6 +119,21 @@ type listState[T store.Object] struct {
 	// tokens are the continue tokens received so far: a server that hands
 	// one out twice would page for ever.
 	tokens map[string]struct{}
+}
+
+// confirmState is the second list that follows a list without a resource
+// version. Such a list cannot be tied to the watch after it, which starts
+// from "": whatever was deleted between the list and the watch's start is
+// never told by the watch. So once the watch is open, the machine lists
+// again; every deletion made before the watch opened shows in that list,
+// and every change after it is on the watch. The watch's events are held
+// while the list runs, then applied after it, in order, so each object
+// ends at its newest state whichever of the two saw it last.
+type confirmState[T store.Object] struct {
+	// asked is set when the watch opened and the list was asked for.
+	asked bool
+	// held are the watch's effects (Apply[T], Progress) meanwhile.
+	held []Effect
 }
 
 // newToken records a continue token and reports whether it is new.
@@ -139,6 +161,11 @@ type watchState struct {
 	// propagate: ADDED events advance lastSyncRV. False for a watch from
 	// ""/"0" until a non-ADDED event shows the synthetic ADDED are over.
 	propagate bool
+	// pos is the watch's position in the server's history: the numeric
+	// resource version it resumed from, or of the last event or bookmark
+	// that propagated; 0 while unknown. Events must move it forward and
+	// bookmarks must not move it back (see wentBack).
+	pos uint64
 }
 
 // NewMachine returns a machine in PhaseListing that has not yet asked for
@@ -148,7 +175,13 @@ func NewMachine[T store.Object](cfg Config[T]) (*Machine[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Machine[T]{cfg: cfg, backoff: backoff{cfg: cfg.Backoff}, pagedReplace: cfg.PagedReplace}, nil
+	return &Machine[T]{
+		cfg:          cfg,
+		backoff:      backoff{cfg: cfg.Backoff},
+		pagedReplace: cfg.PagedReplace,
+		relists:      bucket{burst: relistBurst, every: cfg.Backoff.Initial},
+		closes:       bucket{burst: quickCloseBurst, every: quickCloseEvery},
+	}, nil
 }
 
 // Start begins the first list cycle; later calls return nil.
@@ -320,7 +353,7 @@ func (m *Machine[T]) onRelist() {
 		m.after, m.cause = resumeCycle, ReasonRequested
 		return
 	}
-	if wait := m.takeRelistToken(); wait > 0 {
+	if wait := m.relists.take(m.now); wait > 0 {
 		m.pendingRelist = m.now.Add(wait) // one relist then, however many ask before
 		return
 	}
@@ -337,23 +370,6 @@ func (m *Machine[T]) onRelist() {
 
 // relistBurst is how many requested relists may start back to back.
 const relistBurst = 3
-
-// takeRelistToken takes a token from the requested-relist bucket and
-// returns 0, or, if it is empty, how long until it holds one.
-func (m *Machine[T]) takeRelistToken() time.Duration {
-	every := m.cfg.Backoff.Initial
-	if m.relistFilled.IsZero() {
-		m.relistTokens = relistBurst
-	} else {
-		m.relistTokens = min(relistBurst, m.relistTokens+float64(m.now.Sub(m.relistFilled))/float64(every))
-	}
-	m.relistFilled = m.now
-	if m.relistTokens < 1 {
-		return time.Duration((1 - m.relistTokens) * float64(every))
-	}
-	m.relistTokens--
-	return 0
-}
 
 func (m *Machine[T]) resume() {
 	switch m.after {

@@ -21,6 +21,7 @@ func (m *Machine[T]) startList(rv string) {
 
 func (m *Machine[T]) startListLimit(rv string, limit int64) {
 	m.pendingRelist = time.Time{} // a new list serves a pending request
+	m.confirm = nil
 	m.phase = PhaseListing
 	m.list = listState[T]{rv: rv, limit: limit}
 	m.cfg.Metrics.List()
@@ -28,7 +29,7 @@ func (m *Machine[T]) startListLimit(rv string, limit int64) {
 }
 
 func (m *Machine[T]) onListPage(p ListPage) {
-	if m.phase != PhaseListing {
+	if m.phase != PhaseListing && !m.confirming() {
 		return
 	}
 	l := &m.list
@@ -39,7 +40,7 @@ func (m *Machine[T]) onListPage(p ListPage) {
 			// read next time.
 			m.rvUnavailable = true
 			m.list = listState[T]{}
-			m.fail(ReasonInvalidResourceVersion, fmt.Errorf("list with resourceVersion %q refused", p.ResourceVersion), resumeCycle)
+			m.listFail(ReasonInvalidResourceVersion, fmt.Errorf("list with resourceVersion %q refused", p.ResourceVersion))
 			return
 		}
 		l.pageRV = p.ResourceVersion
@@ -51,7 +52,7 @@ func (m *Machine[T]) onListPage(p ListPage) {
 		err := fmt.Errorf("server repeated continue token %q after %d pages; the next list is not paginated", p.Continue, l.pages)
 		m.list = listState[T]{}
 		m.unpagedNext = true
-		m.fail(ReasonDecode, err, resumeCycle)
+		m.listFail(ReasonDecode, err)
 		return
 	}
 	if m.pagedReplace && (l.pages > 1 || p.Continue != "") {
@@ -66,8 +67,14 @@ func (m *Machine[T]) onListPage(p ListPage) {
 	}
 	items, rv := l.items, l.pageRV
 	m.list = listState[T]{}
+	if m.confirming() {
+		m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
+		m.emit(Replace[T]{Items: items})
+		m.confirmed()
+		return
+	}
 	m.replace(items, rv)
-	m.startWatch()
+	m.watchAfterList()
 }
 
 // onPagedListPage hands one page of a multi-page list to a PagedStore and
@@ -86,13 +93,74 @@ func (m *Machine[T]) onPagedListPage(p ListPage) {
 	}
 	rv := l.pageRV
 	m.list = listState[T]{}
+	if m.confirming() {
+		m.emit(ReplaceEnd{})
+		m.confirmed()
+		return
+	}
 	m.record(rv, ReplaceEnd{ResourceVersion: rv})
+	m.watchAfterList()
+}
+
+// watchAfterList starts the watch after a completed list; after one
+// without a resource version it arranges the confirming list (see
+// confirmState).
+func (m *Machine[T]) watchAfterList() {
 	m.startWatch()
+	if m.unanchored {
+		m.confirm = &confirmState[T]{}
+	}
+}
+
+// confirming reports whether a confirming list runs: asked for, with its
+// watch still open.
+func (m *Machine[T]) confirming() bool {
+	return m.confirm != nil && m.confirm.asked && m.phase == PhaseWatching && m.watch.open
+}
+
+// askConfirm asks for the confirming list once its watch is open: a quorum
+// read, paged as a first list is.
+func (m *Machine[T]) askConfirm() {
+	m.confirm.asked = true
+	limit := int64(0)
+	if !m.unpagedNext {
+		limit = m.cfg.PageSize
+	}
+	m.unpagedNext = false
+	m.list = listState[T]{limit: limit}
+	m.cfg.Metrics.List()
+	m.emit(List{Options: metav1.ListOptions{Limit: limit}})
+}
+
+// confirmed follows the confirming list's Replace (or ReplaceEnd), which
+// carries no resource version (the watch's position stays the one to
+// resume from, and the watch is still not resumable), with the watch's
+// effects held meanwhile.
+func (m *Machine[T]) confirmed() {
+	for _, e := range m.confirm.held {
+		m.emit(e)
+	}
+	m.confirm = nil
+}
+
+// listFail fails the cycle after a list page was refused; a confirming
+// list's watch is stopped with it.
+func (m *Machine[T]) listFail(reason Reason, err error) {
+	if m.confirming() {
+		m.emit(StopWatch{})
+		m.watch.open = false
+		m.confirm = nil
+	}
+	m.fail(reason, err, resumeCycle)
 }
 
 // onListFailed decides on a failed page: see the decision table in
 // docs/reflector.md.
 func (m *Machine[T]) onListFailed(err error) {
+	if m.confirming() {
+		m.listFail(Classify(err), err)
+		return
+	}
 	if m.phase != PhaseListing {
 		return
 	}
@@ -124,15 +192,15 @@ func (m *Machine[T]) replace(items []T, rv string) {
 
 // anchor notes whether a completed list carried a resource version. One
 // without (a broken server; client-go's fake clientset) is accepted, but
-// nothing ties it to the server's history, so the watch after it is never
-// resumed: when it ends, the machine lists again. Reported once per
-// unanchored list, quietly (notice): fake clientsets do it all
-// the time.
+// nothing ties it to the server's history: it is confirmed by a second
+// list once the watch after it is open (confirmState), and that watch is
+// never resumed: when it ends, the machine lists again. Reported once per
+// unanchored list, quietly (notice): fake clientsets do it all the time.
 func (m *Machine[T]) anchor(rv string) {
 	m.unanchored = rv == ""
 	if m.unanchored {
-		m.notice(ReasonInvalidResourceVersion,
-			errors.New("list without a resourceVersion: the watch after it will not be resumed"))
+		m.notice(ReasonInvalidResourceVersion, errors.New(
+			"list without a resourceVersion: listing again once the watch is open; the watch will not be resumed"))
 	}
 }
 

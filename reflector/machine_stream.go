@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 
+	"github.com/listwatch/listwatch/internal/resourceversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
@@ -15,6 +16,7 @@ import (
 // annotated k8s.io/initial-events-end.
 func (m *Machine[T]) startStream() {
 	m.pendingRelist = time.Time{} // a new list serves a pending request
+	m.confirm = nil
 	m.phase = PhaseStreaming
 	rv := m.lastSyncRV
 	if m.rvUnavailable {
@@ -107,6 +109,7 @@ func (m *Machine[T]) finishStream(rv string) {
 	}
 	m.phase = PhaseWatching
 	m.watch.propagate = true
+	m.watch.pos, _ = resourceversion.Parse(rv)
 }
 
 // streamError decides after a streaming list failed (the stream is already

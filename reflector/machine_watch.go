@@ -3,7 +3,6 @@ package reflector
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/internal/objname"
+	"github.com/listwatch/listwatch/internal/resourceversion"
 )
 
 // startWatch opens a watch from the last synced resource version.
@@ -19,6 +19,9 @@ func (m *Machine[T]) startWatch() {
 	m.phase = PhaseWatching
 	rv := m.lastSyncRV
 	m.watch = watchState{rv: rv, start: m.now, lastActivity: m.now, propagate: rv != "" && rv != "0"}
+	if m.watch.propagate {
+		m.watch.pos, _ = resourceversion.Parse(rv)
+	}
 	m.cfg.Metrics.Watch()
 	m.emit(Watch{Options: metav1.ListOptions{
 		ResourceVersion:     rv,
@@ -47,6 +50,9 @@ func (m *Machine[T]) onWatchOpened() {
 	m.watch.open = true
 	m.watch.lastActivity = m.now
 	m.healthy()
+	if m.confirm != nil && !m.confirm.asked && m.phase == PhaseWatching {
+		m.askConfirm()
+	}
 }
 
 func (m *Machine[T]) onWatchFailed(err error) {
@@ -123,8 +129,12 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 			return
 		}
 		m.watch.propagate = true
+		prev, back := m.watch.move(rv, false)
 		m.advance(rv)
-		m.emit(Progress{ResourceVersion: rv})
+		m.deliver(Progress{ResourceVersion: rv})
+		if back {
+			m.wentBack("bookmark", rv, prev)
+		}
 	case watch.Added, watch.Modified, watch.Deleted:
 		obj, ok := m.typed(ev.Object)
 		if !ok {
@@ -143,9 +153,19 @@ func (m *Machine[T]) watchEvent(ev watch.Event) {
 				"%s event for %s with resourceVersion %q dropped; relisting", ev.Type, objname.Of(obj), rv), resumeCycle)
 			return
 		}
-		m.emitApply(Apply[T]{Type: ev.Type, Object: obj})
-		if m.watch.propagate {
-			m.advance(obj.GetResourceVersion())
+		if c := m.confirm; c != nil && c.asked {
+			c.held = append(c.held, Apply[T]{Type: ev.Type, Object: obj})
+		} else {
+			m.emitApply(Apply[T]{Type: ev.Type, Object: obj})
+		}
+		if !m.watch.propagate {
+			return
+		}
+		rv := obj.GetResourceVersion()
+		prev, back := m.watch.move(rv, true)
+		m.advance(rv)
+		if back {
+			m.wentBack(fmt.Sprintf("%s event for %s", ev.Type, objname.Of(obj)), rv, prev)
 		}
 	default:
 		m.report(ReasonDecode, fmt.Errorf("unknown watch event type %q", ev.Type))
@@ -167,6 +187,47 @@ func (m *Machine[T]) bookmarkRV(o runtime.Object) (string, bool) {
 	return acc.GetResourceVersion(), true
 }
 
+// move records rv, the resource version of an event (strict) or bookmark
+// that moves the watch's position, and reports whether it went back: an
+// event at or before the position, a bookmark before it. A resource
+// version that is not a number moves nothing (the callers refuse the
+// malformed ones; an empty one is absent).
+func (w *watchState) move(rv string, strict bool) (prev uint64, back bool) {
+	n, ok := resourceversion.Parse(rv)
+	if !ok {
+		return 0, false
+	}
+	prev = w.pos
+	w.pos = n
+	return prev, prev != 0 && (n < prev || strict && n == prev)
+}
+
+// wentBack relists after a watch delivered a resource version behind one
+// it delivered before (what, at rv, after prev). A kube-apiserver never
+// does: one of the two is bogus (a proxy's corruption, a server restored
+// from a backup), and the one applied last cannot be told from the other.
+// Both were applied, so the store's resource version is the later, lower
+// one, which a barrier can trust, and the relist from a quorum read
+// (rvUnavailable) replaces whatever the bogus one brought.
+func (m *Machine[T]) wentBack(what, rv string, prev uint64) {
+	m.emit(StopWatch{})
+	m.watch.open = false
+	m.rvUnavailable = true
+	m.fail(ReasonInvalidResourceVersion, fmt.Errorf(
+		"%s at resourceVersion %s, behind %d earlier in the same watch: resource versions went backwards; relisting from a quorum read",
+		what, rv, prev), resumeCycle)
+}
+
+// deliver emits an effect of the watch, or holds it while a confirming
+// list runs (see confirmState).
+func (m *Machine[T]) deliver(e Effect) {
+	if c := m.confirm; c != nil && c.asked {
+		c.held = append(c.held, e)
+		return
+	}
+	m.emit(e)
+}
+
 func (m *Machine[T]) advance(rv string) {
 	if rv == "" {
 		return
@@ -176,10 +237,12 @@ func (m *Machine[T]) advance(rv string) {
 }
 
 // onWatchClosed decides after the server closed a watch. A streaming list
-// closed before its initial-events-end bookmark has failed. A watch closed
-// early (see earlyClose) resumes after a backoff, keeping what it
-// delivered; one that lived is re-opened at once (e.g. the server's
-// timeout).
+// closed before its initial-events-end bookmark has failed. A watch that
+// lived (longWatch, or its timeout) is re-opened at once: the server's
+// timeout, an apiserver restart, a proxy that ends connections every
+// minute; so is one closed sooner while the close bucket has a token (the
+// first in a while). A run of quick closes resumes after a backoff,
+// keeping what the watch delivered.
 func (m *Machine[T]) onWatchClosed() {
 	if !m.watching() || !m.watch.open {
 		return
@@ -191,11 +254,15 @@ func (m *Machine[T]) onWatchClosed() {
 		m.streamError(ReasonStreamIncomplete, fmt.Errorf(
 			"streaming list closed after %v and %d events, before its initial-events-end bookmark",
 			lived, m.watch.events))
-	case lived < min(earlyClose, m.watch.timeout):
-		m.fail(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout",
-			lived, m.watch.events), resumeWatch)
-	default:
+	case lived >= min(longWatch, m.watch.timeout):
 		m.rewatch()
+	case m.closes.take(m.now) == 0:
+		m.notice(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout (the first quick close in %v: no backoff)",
+			lived, m.watch.events, quickCloseEvery))
+		m.rewatch()
+	default:
+		m.fail(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout, again within %v",
+			lived, m.watch.events, quickCloseEvery), resumeWatch)
 	}
 }
 
@@ -207,8 +274,8 @@ func malformedRV(rv string) bool {
 	if rv == "" {
 		return false
 	}
-	_, err := strconv.ParseUint(rv, 10, 64)
-	return err != nil
+	_, ok := resourceversion.Parse(rv)
+	return !ok
 }
 
 // onIdle is the watchdog: nothing arrived for IdleTimeout.

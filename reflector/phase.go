@@ -1,5 +1,7 @@
 package reflector
 
+import "fmt"
+
 // Phase is the state of the List-then-Watch machine. The set is closed: the
 // machine is always in exactly one of these phases. docs/reflector.md draws
 // the transitions.
@@ -34,4 +36,18 @@ func (p Phase) String() string {
 		return "unknown"
 	}
 	return phaseNames[p]
+}
+
+// MarshalText writes the phase's name.
+func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a phase's name.
+func (p *Phase) UnmarshalText(b []byte) error {
+	for i, n := range phaseNames {
+		if n == string(b) {
+			*p = Phase(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("reflector: unknown phase %q", b)
 }

@@ -44,9 +44,11 @@ const (
 	// ReasonWatchIdle: the watchdog closed a watch that carried neither an
 	// event nor a bookmark for the idle window.
 	ReasonWatchIdle
-	// ReasonShortWatch: a watch closed well before the timeout it asked
-	// for (within EarlyClose), which suggests an unhealthy server or
-	// proxy; it is resumed after a backoff, keeping what it delivered.
+	// ReasonShortWatch: the server closed a watch within seconds of
+	// opening it, well before the timeout it asked for, which suggests an
+	// unhealthy server or proxy. The first such close in a while is
+	// resumed at once (counted, and logged at V(4)); a run of them is
+	// resumed after a backoff, keeping what each watch delivered.
 	ReasonShortWatch
 	// ReasonNoResume: a relist cause only: a watch from "" or "0" ended
 	// before any resource version was known, so it cannot be resumed.
@@ -79,6 +81,20 @@ func (r Reason) String() string {
 		return "Unknown"
 	}
 	return reasonNames[r]
+}
+
+// reasonNamed returns the Reason called name, ReasonNone for "" and
+// ReasonOther for a name it does not know.
+func reasonNamed(name string) Reason {
+	if name == "" {
+		return ReasonNone
+	}
+	for i, n := range reasonNames {
+		if n == name {
+			return Reason(i)
+		}
+	}
+	return ReasonOther
 }
 
 // slow reports whether errors of this class are unlikely to clear by

@@ -316,7 +316,7 @@ func TestNewValidates(t *testing.T) {
 		"bad timeouts":  {Source: lw, Store: st, Config: Config[*corev1.Pod]{MinWatchTimeout: time.Hour, MaxWatchTimeout: time.Minute}},
 		"bad mode":      {Source: lw, Store: st, Config: Config[*corev1.Pod]{WatchList: 7}},
 		"negative idle": {Source: lw, Store: st, Config: Config[*corev1.Pod]{IdleTimeout: -1}},
-		"bad factor":    {Source: lw, Store: st, Config: Config[*corev1.Pod]{Backoff: BackoffConfig{Factor: 0.5}}},
+		"bad factor":    {Source: lw, Store: st, Config: Config[*corev1.Pod]{Backoff: Backoff{Factor: 0.5}}},
 	}
 	for name, opts := range cases {
 		if _, err := New(opts); err == nil {

@@ -1,5 +1,10 @@
 package reflector
 
+import (
+	"encoding/json"
+	"errors"
+)
+
 // Status is a snapshot of the reflector's health, safe to copy.
 type Status struct {
 	// Phase is the machine's current phase.
@@ -22,4 +27,43 @@ type Status struct {
 	// this source and lists with pagination instead (today only
 	// ReasonStreamIncomplete: see Config.StreamDeadline).
 	StreamFallback Reason
+}
+
+// statusJSON is Status as status pages serve it: the phase and reasons by
+// name ("" for none), the last error's text.
+type statusJSON struct {
+	Phase                   Phase  `json:"phase"`
+	Synced                  bool   `json:"synced"`
+	Reason                  string `json:"reason,omitempty"`
+	LastError               string `json:"lastError,omitempty"`
+	Failures                int    `json:"failures"`
+	LastSyncResourceVersion string `json:"resourceVersion,omitempty"`
+	StreamFallback          string `json:"streamFallback,omitempty"`
+}
+
+// MarshalJSON writes the status as status pages serve it.
+func (s Status) MarshalJSON() ([]byte, error) {
+	out := statusJSON{Phase: s.Phase, Synced: s.Synced, Failures: s.Failures, LastSyncResourceVersion: s.LastSyncResourceVersion}
+	if s.LastError != nil {
+		out.Reason, out.LastError = s.Reason.String(), s.LastError.Error()
+	}
+	if s.StreamFallback != ReasonNone {
+		out.StreamFallback = s.StreamFallback.String()
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; the last error comes back
+// as its text only.
+func (s *Status) UnmarshalJSON(b []byte) error {
+	var in statusJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*s = Status{Phase: in.Phase, Synced: in.Synced, Failures: in.Failures, LastSyncResourceVersion: in.LastSyncResourceVersion,
+		Reason: reasonNamed(in.Reason), StreamFallback: reasonNamed(in.StreamFallback)}
+	if in.LastError != "" {
+		s.LastError = errors.New(in.LastError)
+	}
+	return nil
 }

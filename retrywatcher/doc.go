@@ -4,7 +4,7 @@
 // A RetryWatcher remembers the resource version (RV) of the last event or
 // bookmark it delivered. When its watch closes or fails transiently it opens
 // a new one from that RV, with exponential backoff and jitter (see
-// [Backoff]); a delay the server asks for (a 429's Retry-After) is a
+// [Options.Backoff]); a delay the server asks for (a 429's Retry-After) is a
 // floor. Failures are read with the reflector's vocabulary
 // ([reflector.Classify]): an expired resource version (410, or one too
 // large for the server) ends the watch, or relists in relist mode; 401 and
@@ -16,7 +16,7 @@
 //
 // Whatever the server does, a RetryWatcher makes no more watch calls than
 // its backoff allows. Only a watch that delivered an event reopens at once
-// (and one that stayed open for at least [Backoff].Max: an idle watch
+// (and one that stayed open for at least [Options.Backoff].Max: an idle watch
 // ending normally). Every other attempt counts as a failure and waits the
 // next backoff step: a watch that failed to open, ended with an ERROR
 // event, closed at once, or sent only bookmarks. With the defaults, a
@@ -44,7 +44,7 @@
 //
 // Switching from client-go is an import change:
 //
-//	rw, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion, lw)
+//	rw, err := retrywatcher.New(ctx, retrywatcher.Options{ResourceVersion: list.ResourceVersion, Watcher: lw})
 //	if err != nil { ... }
 //	defer rw.Stop()
 //	for ev := range rw.ResultChan() { ... }

@@ -17,7 +17,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rw, err := retrywatcher.NewRetryWatcherWithContext(ctx, "1", oneEventPerWatch{})
+	rw, err := retrywatcher.New(ctx, retrywatcher.Options{ResourceVersion: "1", Watcher: oneEventPerWatch{}})
 	if err != nil {
 		panic(err)
 	}

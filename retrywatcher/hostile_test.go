@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/listwatch/listwatch/reflector"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -283,7 +284,7 @@ const pacingWindow = time.Minute
 // (500ms doubling to 30s) and no free call, a minute holds at most
 // 1 + 6 = 7 calls: the waits 0.5+1+2+4+8+16 = 31.5s fit, a seventh of 30s
 // does not. client-go's RetryWatcher would allow 60.
-func checkPacing(b Backoff, reqs []hostileReq) (most, bound int, err error) {
+func checkPacing(b reflector.Backoff, reqs []hostileReq) (most, bound int, err error) {
 	b = b.WithDefaults(defaultBackoff)
 	free := make([]bool, len(reqs))
 	run := 0
@@ -321,7 +322,7 @@ func checkPacing(b Backoff, reqs []hostileReq) (most, bound int, err error) {
 
 // maxPaced is the most backoff waits of runs runs of b that fit in w (see
 // checkPacing).
-func maxPaced(b Backoff, runs int, w time.Duration) int {
+func maxPaced(b reflector.Backoff, runs int, w time.Duration) int {
 	n := 0
 	for j := 1; ; j++ {
 		d := b.Delay(j, nil)
@@ -346,7 +347,7 @@ func TestHostileServerProperty(t *testing.T) {
 	if testing.Short() {
 		schedules = 200
 	}
-	backoffs := []Backoff{
+	backoffs := []reflector.Backoff{
 		{}, // the drop-in's default: 500ms doubling to 30s, no jitter
 		{Initial: 800 * time.Millisecond, Factor: 2, Max: 30 * time.Second, Jitter: 0.5},
 		{Initial: 100 * time.Millisecond, Factor: 1.5, Max: 5 * time.Second, Jitter: 1},

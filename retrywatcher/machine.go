@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/internal/objname"
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // Phase is where the Machine stands. The set is closed:
@@ -59,7 +60,7 @@ type Config struct {
 	// ResourceVersion (usually the items of the list it came from).
 	Known []runtime.Object
 	// Backoff paces retries that made no progress.
-	Backoff Backoff
+	Backoff reflector.Backoff
 	// Rand is the source of jitter. Default: a PCG seeded at random. Inject
 	// a seeded source for deterministic runs.
 	Rand *rand.Rand
@@ -103,7 +104,7 @@ type Machine struct {
 	// key still present; nil otherwise.
 	known   map[string]runtime.Object
 	relist  bool
-	backoff Backoff
+	backoff reflector.Backoff
 	rand    *rand.Rand
 }
 

@@ -136,7 +136,7 @@ func TestWatchesWithoutEventsArePaced(t *testing.T) {
 						logMu.Unlock()
 					}
 				}, funcr.Options{})
-				rw, err := NewRetryWatcherWithContext(klog.NewContext(t.Context(), logger), "10", srv)
+				rw, err := New(klog.NewContext(t.Context(), logger), Options{ResourceVersion: "10", Watcher: srv})
 				if err != nil {
 					t.Fatal(err)
 				}

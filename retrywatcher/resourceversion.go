@@ -1,11 +1,10 @@
 package retrywatcher
 
 import (
-	"strconv"
-
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/listwatch/listwatch/internal/nilcheck"
+	"github.com/listwatch/listwatch/internal/resourceversion"
 )
 
 // DropMalformed marks a bookmark whose resource version is malformed (see
@@ -21,8 +20,8 @@ const rvRule = "want a positive decimal integer, as kube-apiserver issues"
 // is malformed: the server would refuse a watch from it, and it cannot be
 // ordered against the versions already delivered.
 func parseRV(rv string) (uint64, bool) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return n, err == nil && n > 0
+	n, ok := resourceversion.Parse(rv)
+	return n, ok && n > 0
 }
 
 // resourceVersionOf returns the resource version of an event's object. Like

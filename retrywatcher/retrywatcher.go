@@ -8,7 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	"github.com/listwatch/listwatch/internal/listobj"
+	"github.com/listwatch/listwatch/reflector"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -31,8 +32,15 @@ type Options struct {
 	// Known, in relist mode, are the objects the consumer holds at
 	// ResourceVersion, so that a relist reports only real differences.
 	Known []runtime.Object
-	// Backoff paces retries; zero fields take defaults.
-	Backoff Backoff
+	// Backoff is the retry policy between watch attempts that made no
+	// progress: the n-th consecutive failure waits
+	// min(Initial·Factor^(n-1), Max), scaled by a random factor in
+	// [1, 1+Jitter). Any delivered event resets it, and so does a watch
+	// that stayed open for at least Max. Zero fields take the
+	// RetryWatcher's defaults: 500ms doubling to 30s, no jitter, no
+	// ResetAfter; Slow is not used. [reflector.Backoff] says why they
+	// differ from the reflector's.
+	Backoff reflector.Backoff
 	// Rand is the source of the backoff's jitter. Default: a PCG seeded at
 	// random, as for reflector.Config.Rand (not from the clock, so that
 	// watchers started at the same instant, e.g. in one synctest bubble,
@@ -55,15 +63,6 @@ type RetryWatcher struct {
 	// err is why the watcher stopped; set before done closes.
 	errMu sync.Mutex
 	err   error
-}
-
-// NewRetryWatcherWithContext has the signature of client-go's
-// tools/watch.NewRetryWatcherWithContext: it watches from
-// initialResourceVersion, which must be a positive decimal integer (not ""
-// or "0", which client-go refuses too, nor anything kube-apiserver would
-// refuse to watch from).
-func NewRetryWatcherWithContext(ctx context.Context, initialResourceVersion string, w cache.WatcherWithContext) (*RetryWatcher, error) {
-	return New(ctx, Options{ResourceVersion: initialResourceVersion, Watcher: w})
 }
 
 // New starts a RetryWatcher configured by opts. It stops when ctx ends or
@@ -159,15 +158,11 @@ func (c *counters) snapshot() Stats {
 
 // listItems extracts the items and resource version of a list object.
 func listItems(list runtime.Object) ([]runtime.Object, string, error) {
-	lm, err := meta.ListAccessor(list)
+	items, rv, err := listobj.Items(list)
 	if err != nil {
-		return nil, "", fmt.Errorf("retrywatcher: list returned a %T without list metadata: %w", list, err)
+		return nil, "", fmt.Errorf("retrywatcher: %w", err)
 	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil, "", fmt.Errorf("retrywatcher: cannot extract items from %T: %w", list, err)
-	}
-	return items, lm.GetResourceVersion(), nil
+	return items, rv, nil
 }
 
 var _ watch.Interface = (*RetryWatcher)(nil)

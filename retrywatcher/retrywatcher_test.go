@@ -28,7 +28,7 @@ type impl struct {
 
 var impls = []impl{
 	{"listwatch", func(ctx context.Context, rv string, w cache.WatcherWithContext) (watch.Interface, <-chan struct{}, error) {
-		rw, err := NewRetryWatcherWithContext(ctx, rv, w)
+		rw, err := New(ctx, Options{ResourceVersion: rv, Watcher: w})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -105,7 +105,7 @@ func TestReplayedEventsAreDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &logServer{base: 10, cutAfter: 5, replay: 3}
 		srv.record(30)
-		rw, err := NewRetryWatcherWithContext(t.Context(), "10", srv)
+		rw, err := New(t.Context(), Options{ResourceVersion: "10", Watcher: srv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestGoneOnOpen(t *testing.T) {
 	srv := &logServer{base: 10, compacted: 12}
 	srv.record(4)
 	synctest.Test(t, func(t *testing.T) {
-		rw, err := NewRetryWatcherWithContext(t.Context(), "10", srv)
+		rw, err := New(t.Context(), Options{ResourceVersion: "10", Watcher: srv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestThrottledRetriesHonourRetryAfter(t *testing.T) {
 		}
 		srv.record(20)
 		start := time.Now()
-		rw, err := NewRetryWatcherWithContext(t.Context(), "10", srv)
+		rw, err := New(t.Context(), Options{ResourceVersion: "10", Watcher: srv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestThrottledRetriesHonourRetryAfter(t *testing.T) {
 func TestForbiddenStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &logServer{base: 10, failNext: []error{apierrors.NewForbidden(gr, "", errors.New("no RBAC"))}}
-		rw, err := NewRetryWatcherWithContext(t.Context(), "10", srv)
+		rw, err := New(t.Context(), Options{ResourceVersion: "10", Watcher: srv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestForbiddenStops(t *testing.T) {
 func TestStopIsIdempotent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &logServer{base: 10}
-		rw, err := NewRetryWatcherWithContext(t.Context(), "10", srv)
+		rw, err := New(t.Context(), Options{ResourceVersion: "10", Watcher: srv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestStopIsIdempotent(t *testing.T) {
 
 func TestRejectsUnresumableResourceVersions(t *testing.T) {
 	for _, rv := range []string{"", "0"} {
-		if _, err := NewRetryWatcherWithContext(t.Context(), rv, &logServer{}); !errors.Is(err, ErrInitialResourceVersion) {
+		if _, err := New(t.Context(), Options{ResourceVersion: rv, Watcher: &logServer{}}); !errors.Is(err, ErrInitialResourceVersion) {
 			t.Errorf("rv %q: err = %v, want ErrInitialResourceVersion", rv, err)
 		}
 	}

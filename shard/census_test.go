@@ -1,19 +1,22 @@
 package shard
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestCensus(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	pods := randomPods(r, 3000)
-	ptrs := make([]*corev1.Pod, len(pods))
-	for i := range pods {
-		ptrs[i] = &pods[i]
+	ptrs := make([]*corev1.Pod, 3000)
+	for i := range ptrs {
+		ptrs[i] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: types.UID(randomUID(r))}}
 	}
+	pods := ptrs
 	a := MustAssign([]string{"a", "b", "c", "idle"}, Options{Slices: 4})
 	got, err := Census(ptrs, a, FieldUID)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -32,15 +33,22 @@ type churnReplica struct {
 }
 
 // TestShardedChurn: three replicas of a sharded controller (Members on
-// Leases, Sources over listwatch's fake apiserver, informers) under a
-// steady churn of creates, updates and deletes; one replica leaves, later
-// another joins. At the end every pod on the server is held by exactly
+// Leases, Sources attached to informers over listwatch's fake apiserver)
+// under a steady churn of creates, updates and deletes; one replica
+// leaves, another joins, two more join, three leave one after the other;
+// fenced and not. At the end every pod on the server is held by exactly
 // one replica, its owner, at its latest resource version, and no replica
 // holds a deleted pod: no change was lost across the handovers.
 func TestShardedChurn(t *testing.T) {
+	for _, fenced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fenced=%v", fenced), func(t *testing.T) { testShardedChurn(t, fenced) })
+	}
+}
+
+func testShardedChurn(t *testing.T, fenced bool) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		srv, err := fake.NewServer(fake.Options{})
+		srv, err := fake.NewServer(fake.Options{ShardSelectors: fake.ShardSelectorsApplied})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +68,10 @@ func TestShardedChurn(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.member, err = shard.NewMember(ctx, shard.MemberOptions{Client: leases, Namespace: "ring", Ring: "pods",
-				Identity: id, Slices: 64, OnChange: func(c shard.Change) { r.src.Update(c); poke() }})
+				Identity: id, Slices: 64, JoinWindow: 500 * time.Millisecond, Fenced: fenced, OnChange: func(c shard.Change) {
+					r.src.Update(c)
+					poke()
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +79,7 @@ func TestShardedChurn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			shard.Attach(r.src, inf)
 			set := func(p *corev1.Pod) {
 				r.mu.Lock()
 				r.seen[p.Name] = p.ResourceVersion
@@ -113,15 +125,25 @@ func TestShardedChurn(t *testing.T) {
 		next := 0
 		tick := time.NewTicker(20 * time.Millisecond) // the churn's own pace, on the bubble's clock
 		defer tick.Stop()
-		for step := range 600 {
+		stop := func(id string) {
+			i := slices.IndexFunc(reps, func(r *churnReplica) bool { return r.id == id })
+			reps[i].stop()
+			<-reps[i].done
+			reps = slices.Delete(reps, i, i+1)
+		}
+		for step := range 750 {
 			<-tick.C
-			switch {
-			case step == 200: // r2 leaves gracefully
-				reps[2].stop()
-				<-reps[2].done
-				reps = reps[:2]
-			case step == 400: // r3 joins
+			switch step {
+			case 150: // r2 leaves gracefully
+				stop("r2")
+			case 300: // r3 joins
 				reps = append(reps, start("r3"))
+			case 450: // r4 and r5 join
+				reps = append(reps, start("r4"), start("r5"))
+			case 600: // r0, r3 and r4 leave, one after the other
+				for _, id := range []string{"r0", "r3", "r4"} {
+					stop(id)
+				}
 			}
 			switch op := rng.IntN(10); {
 			case op < 4 || len(live) == 0:
@@ -195,7 +217,7 @@ func TestShardedChurn(t *testing.T) {
 		}
 		for _, r := range reps {
 			r.mu.Lock()
-			t.Logf("%s holds %d of %d pods", r.id, len(r.seen), len(want))
+			t.Logf("%s holds %d of %d pods; source %+v", r.id, len(r.seen), len(want), r.src.Stats())
 			r.mu.Unlock()
 		}
 		for _, r := range reps {

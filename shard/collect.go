@@ -6,7 +6,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // collectable reports whether a peer's Lease has been expired for longer
@@ -25,10 +24,7 @@ func (r *runner) collect(ctx context.Context) {
 	if after < 0 || r.view.cur == nil || r.view.cur.Owner(0) != r.m.opts.Identity {
 		return
 	}
-	ls, err := r.lister.List(labels.SelectorFromSet(labels.Set{RingLabel: r.m.opts.Ring}))
-	if err != nil {
-		return
-	}
+	ls := r.cached()
 	now := r.clock.Now()
 	for _, l := range ls {
 		p, ok := PeerFromLease(l)

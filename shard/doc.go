@@ -33,13 +33,21 @@
 //
 // A [Source] wraps a list-and-watch source (informer.Options.Source) so that
 // an informer caches only the member's objects: it sends the member's
-// selector, filters on the client unless the list response's
-// ListMeta.ShardInfo echoes it, and on each Change has the informer relist
-// under the new selector ([Source.RelistWith] the informer's Relist; without
-// it, it ends its watches with 410 Gone). Lost objects then arrive as
-// deletes, which [Source.Owns] tells apart; a Source is an informer.Owner,
-// so a handler with OnMovedAway (informer.MovedAwayHandler) hears them
-// there instead.
+// selector and filters on the client unless the list response's
+// ListMeta.ShardInfo echoes it. [Attach] ties it to its informer: on each
+// Change the informer relists from its own cache, the server being asked
+// only for the slices gained (at the cache's resource version), and the
+// slices lost dropped without a request. A lost slice is handed over, not
+// dropped at once: the member stops owning it ([Source.Owns]) but keeps it
+// cached and watched until its new owner announces on its Lease
+// ([ListedAnnotation]) that it has listed it, so that a deletion racing the
+// handover is heard as a deletion by one of them. Dropped objects arrive as
+// deletes with finalStateUnknown, which Owns tells apart from deletions; a
+// Source is an informer.Owner, so a handler with OnMovedAway
+// (informer.MovedAwayHandler) hears them there instead. Without Attach,
+// each Change relists the whole part ([Source.RelistWith] the informer's
+// Relist; without that, it ends its watches with 410 Gone) and lost slices
+// are dropped at once.
 //
 // With [MemberOptions.Fenced], a member hands over "at most one owner at
 // a time" instead of "never unowned": a slice it gains is withheld
@@ -93,6 +101,7 @@
 //	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
 //	// shard.MemberOptions{..., OnChange: src.OnChange}
 //	inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src})
+//	shard.Attach(src, inf)
 //
 // # Concurrency
 //
@@ -101,8 +110,9 @@
 // return new assignments and leave the receiver unchanged. Computing an
 // assignment starts no goroutine and reads no clock.
 //
-// [Member.Run] starts a client-go Lease informer (its goroutines end before
-// Run returns) and does everything else on its own goroutine: renewals,
+// [Member.Run] starts a listwatch informer on the ring's Leases (its
+// goroutines end before Run returns) and does everything else on its own
+// goroutine: renewals,
 // liveness, OnChange calls, which are therefore sequential and in order. A
 // slow OnChange delays renewals, so it must hand work off rather than do it.
 // [Member.Assignment] and [Member.Status] may be called from any goroutine.
@@ -122,10 +132,12 @@
 // (k8s.io/utils/clock/testing): joins, renewals, a peer that stops
 // renewing, a member whose renewals fail (it counts itself out when its own
 // Lease lapses), release on shutdown; goleak checks that nothing is left
-// running. Source is checked against a fake lister-watcher that applies
-// selectors (apimachinery's Matches, echoing ShardInfo) and one that
-// ignores them, and end to end under a listwatch informer on the fake
-// clientset through two reassignments. Without -short, two tests start a
+// running. Source is checked against listwatch's fake apiserver
+// (package fake, random uids) serving shard selectors as a server with the
+// ShardedListAndWatch gate does (applied, ShardInfo echoed), without
+// echoing them, or ignoring them, and end to end under a listwatch
+// informer through two reassignments; test/conformance holds fake/'s
+// selectors to kube-apiserver's. Without -short, two tests start a
 // real kube-apiserver (internal/testapiserver): TestRealServer checks the
 // selectors, ShardInfo and both Source modes with the ShardedListAndWatch
 // gate on and off; TestRealRing runs Members on real Leases with Sources

@@ -70,10 +70,10 @@ func ExampleFilter() {
 		}
 	}
 	// Output:
-	// pod-1 reconciles web-0
-	// pod-1 reconciles web-1
-	// pod-0 reconciles web-2
-	// pod-1 reconciles web-3
+	// pod-0 reconciles web-0
+	// pod-0 reconciles web-1
+	// pod-1 reconciles web-2
+	// pod-0 reconciles web-3
 	// pod-1 reconciles web-4
 	// pod-1 reconciles web-5
 }
@@ -117,11 +117,15 @@ func ExampleSource() {
 	if err != nil {
 		panic(err)
 	}
-	src.RelistWith(inf.Relist) // a reassignment relists at once, with no backoff
+	shard.Attach(src, inf) // a reassignment relists from the cache: only gained slices are listed
 	inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
-		AddFunc: func(p *corev1.Pod, _ bool) { /* enqueue */ },
-		DeleteFunc: func(p *corev1.Pod, _ bool) {
-			if !src.Owns(p) {
+		AddFunc: func(p *corev1.Pod, _ bool) {
+			if src.Owns(p) { // a lost slice stays cached until its new owner has it
+				/* enqueue */
+			}
+		},
+		DeleteFunc: func(p *corev1.Pod, finalStateUnknown bool) {
+			if finalStateUnknown && !src.Owns(p) {
 				return // moved to another replica, not deleted
 			}
 			// deleted on the server

@@ -10,11 +10,11 @@ import (
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // releaseTimeout bounds the deletion of the member's Lease as Run ends.
@@ -121,31 +121,48 @@ func (m *Member) Run(ctx context.Context) error {
 		return errors.New("shard: Member.Run called twice")
 	}
 	r := &runner{m: m, clock: m.opts.Clock, view: view{self: m.opts.Identity, slices: m.opts.Slices,
-		fenced: m.opts.Fenced, margin: m.opts.SkewMargin}}
+		fenced: m.opts.Fenced, margin: m.opts.SkewMargin, settle: m.opts.JoinWindow}}
 	r.leases = m.opts.Client.CoordinationV1().Leases(m.opts.Namespace)
 
-	factory := informers.NewSharedInformerFactoryWithOptions(m.opts.Client, 0,
-		informers.WithNamespace(m.opts.Namespace),
-		informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
-			lo.LabelSelector = labels.Set{RingLabel: m.opts.Ring}.String()
-		}))
-	leaseInformer := factory.Coordination().V1().Leases()
-	r.lister = leaseInformer.Lister().Leases(m.opts.Namespace)
-	poke := make(chan struct{}, 1)
-	reg, err := leaseInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { signal(poke) },
-		UpdateFunc: func(any, any) { signal(poke) },
-		DeleteFunc: func(any) { signal(poke) },
-	})
+	// The ring's Leases, through listwatch's own informer (paginated
+	// lists: a ring's Leases are few, and client-go's fake clientset, which
+	// tests use, cannot stream).
+	f := factory.New(factory.Options{})
+	inf, err := factory.Typed[*coordinationv1.Lease, *coordinationv1.LeaseList](f, "leases",
+		factory.Selection{Namespace: m.opts.Namespace, LabelSelector: labels.Set{RingLabel: m.opts.Ring}.String()},
+		func(ns string) reflector.Client[*coordinationv1.LeaseList] {
+			return m.opts.Client.CoordinationV1().Leases(ns)
+		},
+		informer.Options[*coordinationv1.Lease]{
+			Name:      "shard-leases-" + m.opts.Ring,
+			Reflector: reflector.Config[*coordinationv1.Lease]{WatchList: reflector.WatchListOff},
+		})
 	if err != nil {
 		return err
 	}
+	r.cached = inf.Reader().List
+	poke := make(chan struct{}, 1)
+	r.ho = newHandover(func() { signal(poke) })
+	wake := func(*coordinationv1.Lease) { signal(poke) }
+	if _, err := inf.AddHandler(informer.HandlerFuncs[*coordinationv1.Lease]{
+		AddFunc:    func(l *coordinationv1.Lease, _ bool) { wake(l) },
+		UpdateFunc: func(_, l *coordinationv1.Lease) { wake(l) },
+		DeleteFunc: func(l *coordinationv1.Lease, _ bool) { wake(l) },
+	}, informer.HandlerOptions{}); err != nil {
+		return err
+	}
 	informerCtx, stopInformer := context.WithCancel(ctx)
-	factory.Start(informerCtx.Done())
-	defer factory.Shutdown()
+	f.Start(informerCtx)
+	defer f.Shutdown()
 	defer stopInformer()
+	synced := make(chan struct{})
+	go func() {
+		if inf.WaitForSync(informerCtx) == nil {
+			close(synced)
+		}
+	}()
 
-	r.loop(ctx, poke, reg.HasSyncedChecker().Done())
+	r.loop(ctx, poke, synced)
 	return nil
 }
 

@@ -69,6 +69,17 @@ type MemberOptions struct {
 	// clock difference between replicas it tolerates. 0 means
 	// DefaultSkewMargin; negative means none.
 	SkewMargin time.Duration
+	// JoinWindow is how long a starting member waits for the ring to
+	// settle before its first assignment: until the live members have
+	// stayed the same for that long. Replicas started together would
+	// otherwise each see a ring of themselves alone for a moment, claim
+	// every slice and list everything. A member that finds a live peer
+	// announcing an assignment (an established ring, which takes it in at
+	// once) does not wait. 0 means RenewInterval (Leases of replicas
+	// started within one renewal of each other are seen); negative means
+	// no wait. The cost is a first list later by up to the window after
+	// the last of them started (docs/sharding.md, "Membership").
+	JoinWindow time.Duration
 	// Metrics receives the member's figures; nil means NoopMemberMetrics.
 	Metrics MemberMetrics
 	// Clock is the source of time for renewals and liveness; nil means the
@@ -129,6 +140,12 @@ func (o MemberOptions) resolve() (resolved, error) {
 	}
 	if o.RenewInterval <= 0 || o.RenewInterval >= o.LeaseDuration {
 		errs = append(errs, fmt.Errorf("RenewInterval %v is not in (0, LeaseDuration %v)", o.RenewInterval, o.LeaseDuration))
+	}
+	switch {
+	case o.JoinWindow == 0:
+		o.JoinWindow = o.RenewInterval
+	case o.JoinWindow < 0:
+		o.JoinWindow = 0
 	}
 	switch {
 	case o.SkewMargin == 0:

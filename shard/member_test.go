@@ -74,7 +74,7 @@ func startMember(t *testing.T, cs kubernetes.Interface, clk *clocktesting.FakeCl
 	t.Helper()
 	rec := &recorder{}
 	opts := MemberOptions{Client: cs, Namespace: ns, Ring: "ring", Identity: id, Slices: 64,
-		LeaseDuration: 15 * time.Second, Clock: clk, OnChange: rec.add}
+		LeaseDuration: 15 * time.Second, Clock: clk, OnChange: rec.add, JoinWindow: -1}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -167,10 +167,10 @@ func TestMembersAgreeAndTakeOver(t *testing.T) {
 		}
 		owned := cb.Assignment.Owned("b")
 
-		// Each announces its assignment at its next renewal; then both
-		// see that the ring agrees.
-		if a.m.Status().Agreed {
-			t.Fatal("a agrees before b announced anything")
+		// b announced its first assignment at once, a announces the new
+		// one at its next renewal; then both see that the ring agrees.
+		if b.m.Status().Agreed {
+			t.Fatal("b agrees before a announced the new assignment")
 		}
 		step(clk, 5*time.Second)
 		sa, sb := a.m.Status(), b.m.Status()
@@ -430,9 +430,10 @@ func TestMemberMetrics(t *testing.T) {
 		a.stop(t)
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		// Join (64 gained), then leave (64 lost); two renewals; the ghost
-		// collected.
-		if m.members != 0 || m.owned != 0 || m.gained != 64 || m.lost != 64 || m.renewals != 2 ||
+		// Join (64 gained), then leave (64 lost); three renewals (the
+		// first write, the first assignment's announcement at once, one
+		// renewal); the ghost collected.
+		if m.members != 0 || m.owned != 0 || m.gained != 64 || m.lost != 64 || m.renewals != 3 ||
 			m.failedRenewals != 0 || m.collections != 1 {
 			t.Fatalf("metrics: %+v", m)
 		}
@@ -458,5 +459,48 @@ func TestMemberTakesOverItsOldLease(t *testing.T) {
 			t.Fatal("a is not in its ring")
 		}
 		a.stop(t)
+	})
+}
+
+// TestMembersStartedTogetherSettle: replicas started within a renewal of
+// each other publish nothing until the ring has been stable for the join
+// window (RenewInterval by default), so each one's first Change already
+// has all of them: no member claims the whole ring for a moment. A member
+// that joins the established ring later publishes at once.
+func TestMembersStartedTogetherSettle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cs := fake.NewClientset()
+		clk := clocktesting.NewFakeClock(t0)
+		window := func(o *MemberOptions) { o.JoinWindow = 0 } // the default: RenewInterval, 5 s
+		var ms []*running
+		for i, id := range []string{"a", "b", "c"} {
+			if i > 0 {
+				step(clk, 200*time.Millisecond)
+			}
+			ms = append(ms, startMember(t, cs, clk, id, window))
+			synctest.Wait()
+		}
+		step(clk, 5*time.Second-time.Millisecond) // c started 5 s - 1 ms ago
+		for _, m := range ms {
+			if n := len(m.rec.all()); n != 0 {
+				t.Fatalf("%s published %d Changes before the ring settled", m.m.Identity(), n)
+			}
+		}
+		step(clk, time.Millisecond)
+		for _, m := range ms {
+			cs := m.rec.all()
+			if len(cs) != 1 || !slices.Equal(cs[0].Assignment.Members(), []string{"a", "b", "c"}) {
+				t.Fatalf("%s published %d Changes, the first for %v", m.m.Identity(), len(cs), cs[0].Assignment.Members())
+			}
+		}
+		step(clk, 5*time.Second) // renewals announce the assignment
+		d := startMember(t, cs, clk, "d", window)
+		synctest.Wait()
+		if cs := d.rec.all(); len(cs) != 1 || len(cs[0].Assignment.Members()) != 4 {
+			t.Fatalf("d, joining an established ring, published %d Changes at once", len(cs))
+		}
+		for _, m := range append(ms, d) {
+			m.stop(t)
+		}
 	})
 }

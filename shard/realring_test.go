@@ -6,12 +6,18 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/testapiserver"
@@ -19,10 +25,79 @@ import (
 	"github.com/listwatch/listwatch/shard"
 )
 
+// counting passes lists and watches on and counts list requests (pages
+// and streaming lists included) and the objects they carried.
+type counting struct {
+	cache.ListerWatcherWithContext
+	lists, objects atomic.Int64
+}
+
+func (c *counting) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := c.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil || !ptr.Deref(opts.SendInitialEvents, false) {
+		return w, err
+	}
+	c.lists.Add(1)
+	cw := &countingWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go cw.run(&c.objects)
+	return cw, nil
+}
+
+func (c *counting) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	l, err := c.ListerWatcherWithContext.ListWithContext(ctx, opts)
+	c.lists.Add(1)
+	if err == nil {
+		c.objects.Add(int64(meta.LenList(l)))
+	}
+	return l, err
+}
+
+// countingWatch passes a streaming list's events on and counts its
+// initial objects.
+type countingWatch struct {
+	inner    watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func (w *countingWatch) ResultChan() <-chan watch.Event { return w.out }
+func (w *countingWatch) Stop()                          { w.stopOnce.Do(func() { close(w.stop) }) }
+
+func (w *countingWatch) run(objects *atomic.Int64) {
+	defer close(w.out)
+	defer w.inner.Stop()
+	initial := true
+	for {
+		var ev watch.Event
+		select {
+		case e, ok := <-w.inner.ResultChan():
+			if !ok {
+				return
+			}
+			ev = e
+		case <-w.stop:
+			return
+		}
+		if o, ok := ev.Object.(metav1.Object); ok && ev.Type == watch.Bookmark && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			initial = false
+		}
+		if initial && ev.Type == watch.Added {
+			objects.Add(1)
+		}
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return
+		}
+	}
+}
+
 // ringReplica is one in-process replica: a Member on real Leases driving a
 // Source under an informer, and what its handler holds.
 type ringReplica struct {
 	id     string
+	inner  *counting // the Source's inner source
 	member *shard.Member
 	src    *shard.Source
 	inf    *informer.Informer[*corev1.ConfigMap]
@@ -125,7 +200,8 @@ func TestRealRing(t *testing.T) {
 	start := func(id string) *ringReplica {
 		r := &ringReplica{id: id, doneM: make(chan error, 1), doneI: make(chan error, 1)}
 		var err error
-		if r.src, err = shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(cms)}); err != nil {
+		r.inner = &counting{ListerWatcherWithContext: reflector.FromClient(cms)}
+		if r.src, err = shard.NewSource(ctx, shard.SourceOptions{Inner: r.inner}); err != nil {
 			t.Fatal(err)
 		}
 		if r.member, err = shard.NewMember(ctx, shard.MemberOptions{Client: cs, Namespace: ns, Ring: "cms", Identity: id,
@@ -135,7 +211,7 @@ func TestRealRing(t *testing.T) {
 		if r.inf, err = informer.New(informer.Options[*corev1.ConfigMap]{Source: r.src}); err != nil {
 			t.Fatal(err)
 		}
-		r.src.RelistWith(r.inf.Relist)
+		shard.Attach(r.src, r.inf)
 		if _, err := r.inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 			AddFunc:    func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, true, false) },
 			DeleteFunc: func(cm *corev1.ConfigMap, _ bool) { log.record(id, cm.Name, false, !r.src.Owns(cm)) },
@@ -230,11 +306,26 @@ func TestRealRing(t *testing.T) {
 			what, len(ds), ds[0].Round(time.Millisecond), ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)-1].Round(time.Millisecond))
 	}
 
+	// requests reports the list requests (and objects listed) of reps
+	// since the last call.
+	type count struct{ lists, objects int64 }
+	last := map[string]count{}
+	requests := func(what string, reps []*ringReplica) string {
+		out := what + ": list requests (objects) per replica:"
+		for _, r := range reps {
+			c := count{r.inner.lists.Load(), r.inner.objects.Load()}
+			out += fmt.Sprintf(" %s %d (%d)", r.id, c.lists-last[r.id].lists, c.objects-last[r.id].objects)
+			last[r.id] = c
+		}
+		return out
+	}
+
 	reps := []*ringReplica{start("r0"), start("r1"), start("r2")}
 	log.waitFor(t, 30*time.Second, "three replicas partition the collection", partitioned(reps))
 	for _, r := range reps {
 		t.Logf("%s holds %d of %d", r.id, len(log.held[r.id]), len(all))
 	}
+	t.Log(requests("start", reps))
 
 	// A graceful leave: r2 stops handing out, then deletes its Lease; r0
 	// and r1 see the Lease go and relist.
@@ -243,12 +334,14 @@ func TestRealRing(t *testing.T) {
 	reps = reps[:2]
 	log.waitFor(t, 30*time.Second, "two replicas take over r2's keys", partitioned(reps))
 	t.Log(handover("r2 leaves", before, snap()))
+	t.Log(requests("r2 leaves", reps))
 
 	// A join: r3 takes its share from r0 and r1.
 	before = snap()
 	reps = append(reps, start("r3"))
 	log.waitFor(t, 30*time.Second, "r3 joins", partitioned(reps))
 	t.Log(handover("r3 joins", before, snap()))
+	t.Log(requests("r3 joins", reps))
 
 	var keys []string
 	for k := range snap() {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/testapiserver"
@@ -103,6 +104,10 @@ func realServerCase(t *testing.T, cs kubernetes.Interface, gate bool) {
 	}
 	if gate && total != 150 {
 		t.Fatalf("the members' lists hold %d objects, not 150", total)
+	}
+
+	if gate {
+		longSelectors(t, cms)
 	}
 
 	// A sharded watch (gate on) delivers exactly the owned creations.
@@ -201,5 +206,70 @@ func realServerCase(t *testing.T, cs kubernetes.Interface, gate bool) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// longSelectors: the server's limit on selector length (its CEL parser's
+// 100,000 characters). A member of a ring of two with the default slice
+// count (its selector the longest the default makes, about 1,000 ranges)
+// is served exactly; with 16384 slices the selector would be refused, so
+// a Source sends a coarser one and filters the rest on the client.
+func longSelectors(t *testing.T, cms typedcorev1.ConfigMapInterface) {
+	ctx := t.Context()
+	all, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := func(a *shard.Assignment, m string) []string {
+		var out []string
+		for _, cm := range all.Items {
+			if a.OwnerOfKey(string(cm.UID)) == m {
+				out = append(out, cm.Name)
+			}
+		}
+		return out
+	}
+	two := shard.MustAssign([]string{"a", "b"}, shard.Options{})
+	sel, _, _ := two.Selector("a", shard.FieldUID)
+	list, err := cms.List(ctx, metav1.ListOptions{ShardSelector: sel, ResourceVersion: all.ResourceVersion,
+		ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	if err != nil {
+		t.Fatalf("the default slices' longest selector (%d bytes, %d ranges): %v", len(sel), len(two.Ranges("a")), err)
+	}
+	var got []string
+	for _, cm := range list.Items {
+		got = append(got, cm.Name)
+	}
+	if want := owned(two, "a"); !slices.Equal(got, want) {
+		t.Fatalf("the default slices' longest selector selected %d, the Matcher %d", len(got), len(want))
+	}
+	t.Logf("default slices, ring of two: a selector of %d bytes, %d ranges, accepted", len(sel), len(two.Ranges("a")))
+
+	fine := shard.MustAssign([]string{"a", "b"}, shard.Options{Slices: 16384})
+	long, _, _ := fine.Selector("a", shard.FieldUID)
+	if _, err := cms.List(ctx, metav1.ListOptions{ShardSelector: long, Limit: 1}); err == nil {
+		t.Fatalf("a selector of %d bytes was accepted", len(long))
+	} else {
+		t.Logf("a selector of %d bytes: %.120v", len(long), err)
+	}
+	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(cms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Update(shard.Change{Member: "a", Assignment: fine})
+	l, err := src.ListWithContext(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("a Source with 16384 slices: %v", err)
+	}
+	got = nil
+	for _, cm := range l.(*corev1.ConfigMapList).Items {
+		got = append(got, cm.Name)
+	}
+	slices.Sort(got)
+	if want := owned(fine, "a"); !slices.Equal(got, want) {
+		t.Fatalf("a Source with 16384 slices listed %d, owns %d", len(got), len(want))
+	}
+	if st := src.Stats(); st.ServerFiltered != 1 || st.DroppedObjects == 0 {
+		t.Fatalf("a Source with 16384 slices: %+v, want a server-filtered list with some dropped here", st)
 	}
 }

@@ -8,9 +8,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 )
@@ -23,8 +21,8 @@ type runner struct {
 	clock clock.WithTicker
 	// leases writes the Leases of the ring's namespace.
 	leases coordinationclient.LeaseInterface
-	// lister reads the Lease informer's cache (the ring's Leases only).
-	lister coordinationlisters.LeaseNamespaceLister
+	// cached lists the Lease informer's cache: the ring's Leases only.
+	cached func() []*coordinationv1.Lease
 	// view turns peers into Changes.
 	view view
 	// lease is our Lease as last written (for the next Update), nil when
@@ -35,6 +33,10 @@ type runner struct {
 	// current assignment's, since the new owners of the slices it lost
 	// wait for that announcement.
 	announced string
+	// ho is the handover between the member's Sources and its ring.
+	ho *handover
+	// listed is the ListedAnnotation of our last successful write.
+	listed string
 	// self is our own Peer as last written; Identity empty before the
 	// first successful write. It stands for our Lease in the peers, so
 	// that a slow watch never makes us doubt ourselves.
@@ -57,7 +59,13 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 		var expired <-chan time.Time
 		if synced == nil {
 			next := r.evaluate()
-			if r.view.fenced && r.view.cur != nil && r.view.cur.Fingerprint() != r.announced {
+			if r.view.cur != nil && (r.view.fenced && r.view.cur.Fingerprint() != r.announced || r.announced == "" ||
+				r.listed != r.ho.announcement(r.view.cur.Fingerprint())) {
+				// Fenced members announce every assignment at once; every
+				// member announces its first at once, so that a joiner
+				// finds the ring established (view.settling), and what its
+				// Sources have listed, for which the members that lost
+				// those slices wait.
 				r.renew(ctx)
 			}
 			if expiry != nil {
@@ -88,12 +96,13 @@ func (r *runner) loop(ctx context.Context, poke <-chan struct{}, synced <-chan s
 // peers reads the ring's Leases from the informer's cache, our own replaced
 // by what we last wrote.
 func (r *runner) peers() []Peer {
-	ls, err := r.lister.List(labels.SelectorFromSet(labels.Set{RingLabel: r.m.opts.Ring}))
-	if err != nil { // a lister over a cache does not fail
-		r.m.log.Error(err, "Listing the ring's Leases from the cache")
-	}
+	ls := r.cached()
 	out := make([]Peer, 0, len(ls)+1)
+	listings := make(map[string]listing, len(ls))
 	for _, l := range ls {
+		if id, li, ok := listingOf(l); ok && id != r.m.opts.Identity {
+			listings[id] = li
+		}
 		if p, ok := PeerFromLease(l); ok && p.Identity != r.self.Identity && p.Identity != r.m.opts.Identity {
 			out = append(out, p)
 		}
@@ -101,6 +110,7 @@ func (r *runner) peers() []Peer {
 	if r.self.Identity != "" {
 		out = append(out, r.self)
 	}
+	r.ho.setPeers(listings)
 	return out
 }
 
@@ -114,13 +124,17 @@ func (r *runner) evaluate() time.Time {
 	if changed {
 		r.publish(c)
 	}
-	agreed, fp := r.view.agreed(peers, now), r.view.cur.Fingerprint()
+	agreed, fp := r.view.agreed(peers, now), ""
+	if r.view.cur != nil { // nil while the ring settles
+		fp = r.view.cur.Fingerprint()
+	}
 	r.m.setStatus(func(s *Status) { s.Conflicts, s.Agreed, s.Fingerprint = conflicts, agreed, fp })
 	return next
 }
 
 // publish records c and hands it to OnChange.
 func (r *runner) publish(c Change) {
+	c.ring = r.ho
 	r.m.current.Store(c.Assignment)
 	owned := len(c.Assignment.Owned(r.m.opts.Identity))
 	r.m.setStatus(func(s *Status) {
@@ -194,6 +208,7 @@ func (r *runner) renew(ctx context.Context) {
 	}
 	r.lease = written
 	r.announced = written.Annotations[AssignmentAnnotation]
+	r.listed = written.Annotations[ListedAnnotation]
 	r.self = Peer{Identity: r.m.opts.Identity, Renewed: now, Duration: r.m.opts.LeaseDuration, Slices: r.m.opts.Slices}
 	r.m.setStatus(func(s *Status) { s.Renewed, s.RenewError = now, nil })
 }
@@ -211,6 +226,11 @@ func (r *runner) label(l *coordinationv1.Lease) {
 	l.Annotations[SlicesAnnotation] = strconv.Itoa(r.m.opts.Slices)
 	if r.view.cur != nil {
 		l.Annotations[AssignmentAnnotation] = r.view.cur.Fingerprint()
+		if a := r.ho.announcement(r.view.cur.Fingerprint()); a != "" {
+			l.Annotations[ListedAnnotation] = a
+		} else {
+			delete(l.Annotations, ListedAnnotation)
+		}
 	}
 }
 

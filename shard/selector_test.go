@@ -161,3 +161,60 @@ func TestParseErrors(t *testing.T) {
 		t.Error("ParseSelector(nonsense) succeeded")
 	}
 }
+
+// TestDefaultSlicesFitTheServer: with the default slice count, every
+// member's selector fits kube-apiserver's 100,000 characters at every
+// ring size (the longest are a ring of two's), on either field.
+func TestDefaultSlicesFitTheServer(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		var members []string
+		for i := range n {
+			members = append(members, fmt.Sprintf("pod-%d", i))
+		}
+		a := MustAssign(members, Options{})
+		for _, f := range []Field{FieldUID, FieldNamespace} {
+			for _, m := range members {
+				if sel, _, _ := a.Selector(m, f); len(sel) > maxSelectorLength {
+					t.Errorf("ring of %d, %s on %s: a selector of %d characters", n, m, f, len(sel))
+				}
+			}
+		}
+	}
+}
+
+// TestFitRanges: ranges too many for the server's limit merge across their
+// smallest gaps into a superset that fits, covering every original range;
+// few enough stay as they are.
+func TestFitRanges(t *testing.T) {
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 65536})
+	rs := a.Ranges("a")
+	fit, exact := fitRanges(FieldNamespace, rs)
+	if exact || len(fit) >= len(rs) {
+		t.Fatalf("%d ranges fit as they are (%d)", len(rs), len(fit))
+	}
+	sel := RenderSelector(FieldNamespace, fit)
+	if len(sel) > maxSelectorLength {
+		t.Fatalf("the fitted selector has %d characters", len(sel))
+	}
+	if _, got, err := ParseRanges(sel); err != nil || len(got) != len(fit) {
+		t.Fatalf("the fitted selector does not parse back: %v", err)
+	}
+	for i, r := range fit {
+		if r.Last < r.Start || i > 0 && r.Start <= fit[i-1].Last {
+			t.Fatalf("fitted ranges not increasing and disjoint at %d: %v", i, fit[i-1:i+1])
+		}
+	}
+	j := 0
+	for _, r := range rs {
+		for j < len(fit) && fit[j].Last < r.Start {
+			j++
+		}
+		if j == len(fit) || fit[j].Start > r.Start || fit[j].Last < r.Last {
+			t.Fatalf("range %v is not covered", r)
+		}
+	}
+	small := MustAssign([]string{"a", "b"}, Options{Slices: 64}).Ranges("a")
+	if got, exact := fitRanges(FieldUID, small); !exact || !slices.Equal(got, small) {
+		t.Fatal("a selector that fits was changed")
+	}
+}

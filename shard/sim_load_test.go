@@ -23,9 +23,9 @@ type simLoadSize struct {
 
 func loadSize() simLoadSize {
 	if *simFull {
-		return simLoadSize{members: 1000, keys: 10_000_000, events: 50, slices: []int{1024, 16384, 65536, 262144}}
+		return simLoadSize{members: 1000, keys: 10_000_000, events: 50, slices: []int{1024, 4096, 16384, 65536, 262144}}
 	}
-	return simLoadSize{members: 1000, keys: 1_000_000, events: 20, slices: []int{1024, 16384}}
+	return simLoadSize{members: 1000, keys: 1_000_000, events: 20, slices: []int{1024, 4096, 16384}}
 }
 
 // loadStats summarises a distribution over members.

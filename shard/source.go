@@ -1,24 +1,25 @@
 package shard
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
+
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/store"
 )
 
 // SourceOptions configures NewSource.
@@ -28,6 +29,12 @@ type SourceOptions struct {
 	Inner cache.ListerWatcherWithContext
 	// Field is the hashed field; empty means FieldUID.
 	Field Field
+	// Name names the source in its member's handover announcements
+	// (ListedAnnotation): the Sources of one resource on every replica of
+	// a ring must share it, and one member's Sources must differ. Empty
+	// is a name like any other, enough for one Source per member. A DNS
+	// label when set.
+	Name string
 }
 
 // Source is a list-and-watch source (informer.Options.Source) that yields
@@ -35,24 +42,38 @@ type SourceOptions struct {
 // selector, and every object and event is also checked on the client with
 // the member's Matcher, so the result is the same whether or not the
 // server applied the selector (ServerFiltered says which it did on the
-// last list). Feed it the member's Changes (Update, or OnChange as
-// MemberOptions.OnChange): a change ends the open watch with 410 Gone, so
-// the reflector relists under the new selector and its relist drops the
-// objects of lost slices (as deletions; Owns tells them apart from real
-// ones) and adds those of gained slices. Lists wait for the first Change.
+// last list). Feed it the member's Changes (MemberOptions.OnChange: OnChange
+// or Update) and attach it to its informer (Attach): a Change then relists
+// from the informer's own cache, asking the server only for the slices
+// gained (at the cache's resource version) and dropping the slices lost
+// without a request. Lists wait for the first Change.
 //
-// A stop-gap until the informer has a filter hook of its own (see
-// docs/sharding.md, "Integration with the informer"): every reassignment
-// costs the member a relist of its part, and lost objects look deleted.
+// A lost slice is handed over, not dropped: the member stops owning it at
+// once (Owns), but its objects stay cached and watched until the slice's
+// new owner announces that it has listed it (ListedAnnotation), so that
+// every deletion is heard as a deletion by one of them; only then are they
+// dropped, as moved away (informer.MovedAwayHandler, or a deletion with
+// finalStateUnknown for which Owns is false). A kept slice handed back
+// before that never left the cache, so its objects get no event: a handler
+// that enqueues only what Owns says enqueues, on the Change, the cached
+// objects of its Gained slices (Change.GainedMatcher), as with a Filter.
+// See docs/sharding.md, "Handover".
 type Source struct {
 	// inner is the unfiltered source; never nil.
 	inner cache.ListerWatcherWithContext
 	// field is the hashed field, valid and never empty.
 	field Field
+	// name is SourceOptions.Name.
+	name string
 	// log is the logger of the context given to NewSource.
 	log logr.Logger
-	// part is the member's current part, nil before the first Update.
-	part atomic.Pointer[part]
+	// owned owns what the member hands out (Owns); nil before the first
+	// Update.
+	owned atomic.Pointer[Matcher]
+	// cur is the part the source serves now: what the member hands out
+	// and the lost slices it keeps until handed over. Nil before the
+	// first Update.
+	cur atomic.Pointer[part]
 	// ready is closed by the first Update.
 	ready chan struct{}
 	// readyOnce guards close(ready).
@@ -60,27 +81,93 @@ type Source struct {
 	// serverFiltered: 0 unknown (no list yet), 1 the last list was
 	// filtered by the server, 2 it was not.
 	serverFiltered atomic.Int32
+	// deleted are objects found deleted on the server while their slice
+	// was handed over (a confirmation list): their deletion is the
+	// member's to tell, so Owns says true for them.
+	deleted deletedSet
 
 	// stats counts what Stats reports.
 	stats sourceCounters
 
-	// mu guards listed and open.
+	// relist, once set (RelistWith, Attach), is called by Update instead
+	// of ending the open watches with 410 Gone.
+	relist atomic.Pointer[func()]
+	// progress is the highest resource version the source's watches have
+	// brought (events and bookmarks, those the client filter drops
+	// included; one the reflector must take is counted once it took it):
+	// the cache has every change of the slices it holds up to there.
+	progress atomic.Uint64
+	// awaited is the lowest resource version from which the new owner of
+	// a kept slice covers it, while the watch has not got that far; 0
+	// when nothing awaits. Reaching it releases the slice.
+	awaited atomic.Uint64
+
+	// mu guards the fields below.
 	mu sync.Mutex
-	// listed is the part the current list cycle started under (its first
-	// page, or its streaming watch); a watch under another part must not
-	// follow it.
-	listed *part
-	// open are the watches not yet ended; Update expires them.
+	// cache reads the informer's cache (Attach); nil when not attached:
+	// every relist then asks the server for the whole part.
+	cache cacheView
+	// local is set when the source asked its informer to relist: the
+	// next list cycle may be served from the cache. A failed watch (the
+	// reflector then relists because it lost track) clears it.
+	local bool
+	// cycle is the part of the list cycle in progress, or of the last
+	// one; its later pages and the watch that follows serve it. cycleRV
+	// is its list's resource version, once known.
+	cycle   *part
+	cycleRV string
+	// listed is a part whose slices the cache is known to hold in full,
+	// from listedRV on: the part of the last list cycle the reflector
+	// took (a streaming list's end bookmark passed, or a paginated list's
+	// watch opened from its resource version), less, while a cycle is in
+	// progress, the slices that cycle leaves out (the reflector may or
+	// may not take it). Nil before the first.
+	listed   *part
+	listedRV string
+	// pages is a local list served in pages (its continue token), nil
+	// when none.
+	pages *localPages
+	// template is an empty list of the resource's type, from the server's
+	// first list, to build local lists in; nil before.
+	template runtime.Object
+	// open are the watches not yet ended; Update expires them when no
+	// relist function is set.
 	open map[*filteredWatch]struct{}
 
-	// relist, once set (RelistWith), is called by Update instead of
-	// ending the open watches with 410 Gone.
-	relist atomic.Pointer[func()]
+	// The member's latest Change, as far as the source needs it.
+	// assignment is its assignment and fingerprint its Fingerprint;
+	// handed the slices the member hands out (increasing); complete that
+	// nothing is withheld.
+	assignment  *Assignment
+	fingerprint string
+	handed      []int
+	complete    bool
+	// kept are the slices lost but kept until their new owner has listed
+	// them, increasing; part of cur.
+	kept []int
+	// ring is the member's handover, nil for Changes not made by a
+	// Member (lost slices are then dropped at once).
+	ring *handover
+	// announced is the fingerprint last reported listed to ring.
+	announced string
+	// confirmer is a timer, running while kept slices wait for the watch
+	// to catch up with their new owner's list; when it fires,
+	// confirmDue makes the next relist confirm them with the server
+	// instead.
+	confirmer  *time.Timer
+	confirmDue bool
 }
+
+// confirmAfter is how long a kept slice whose new owner has listed it
+// waits for the source's watch to catch up with that list before the
+// source asks the server which of its objects still exist (a quiet
+// resource brings no events, and bookmarks only about once a minute).
+const confirmAfter = time.Second
 
 // SourceStats are a Source's counters since it was made.
 type SourceStats struct {
-	// Lists counts list responses (pages) for an owning member.
+	// Lists counts list responses (pages) from the server for an owning
+	// member, local relists' lists of gained slices included.
 	Lists int64
 	// ServerFiltered counts those the server filtered (ShardInfo echoed the
 	// selector); the others were filtered on the client.
@@ -90,29 +177,72 @@ type SourceStats struct {
 	// DroppedEvents counts watch events the client filter dropped: with a
 	// server that applies selectors, always 0.
 	DroppedEvents int64
-	// Reassignments counts Updates that changed the member's part.
+	// Reassignments counts Updates that changed what the member hands
+	// out.
 	Reassignments int64
+	// LocalRelists counts relists served from the informer's cache (after
+	// Attach): the server was asked only for gained slices, if any.
+	LocalRelists int64
+	// ConfirmLists counts lists of handed-over slices made to confirm
+	// which of their objects still exist, when the cache had not yet
+	// caught up with the new owner's list.
+	ConfirmLists int64
+	// HandoverDeletions counts objects of handed-over slices deleted on
+	// the server before the new owner listed them: told as deletions by
+	// this member.
+	HandoverDeletions int64
 }
 
 // sourceCounters are the atomic counters behind SourceStats, one per
 // field of the same name; they only grow.
 type sourceCounters struct {
 	lists, serverFiltered, droppedObjects, droppedEvents, reassignments atomic.Int64
+	localRelists, confirmLists, handoverDeletions                       atomic.Int64
 }
 
 // Stats returns the source's counters.
 func (s *Source) Stats() SourceStats {
 	return SourceStats{Lists: s.stats.lists.Load(), ServerFiltered: s.stats.serverFiltered.Load(),
 		DroppedObjects: s.stats.droppedObjects.Load(), DroppedEvents: s.stats.droppedEvents.Load(),
-		Reassignments: s.stats.reassignments.Load()}
+		Reassignments: s.stats.reassignments.Load(), LocalRelists: s.stats.localRelists.Load(),
+		ConfirmLists: s.stats.confirmLists.Load(), HandoverDeletions: s.stats.handoverDeletions.Load()}
 }
 
-// part is a member's share of the hash space under one assignment.
+// part is a set of slices a source serves under one assignment.
 type part struct {
-	// selector is the shard selector; "" when the member owns nothing.
+	// slices are the slices, increasing; n is the assignment's count.
+	slices []int
+	n      int
+	// selector is their shard selector; "" when there are none. coarse:
+	// it selects more (it would be too long for the server otherwise),
+	// so what the server sends is filtered on the client too.
 	selector string
-	// matcher owns the member's slices; never nil.
+	coarse   bool
+	// matcher owns them; never nil.
 	matcher *Matcher
+}
+
+// partOf is the part of slices ss (increasing) of n on field.
+func partOf(ss []int, n int, field Field) *part {
+	p := &part{slices: ss, n: n, matcher: matcherOf(ss, n, field)}
+	p.selector, p.coarse = selectorOf(ss, n, field)
+	return p
+}
+
+// selectorOf is the shard selector of slices ss (increasing) of n on field,
+// "" for none, coarse when it had to select more to fit the server's limit.
+func selectorOf(ss []int, n int, field Field) (selector string, coarse bool) {
+	rs := rangesOf(ss, n)
+	if len(rs) == 0 {
+		return "", false
+	}
+	rs, exact := fitRanges(field, rs)
+	return RenderSelector(field, rs), !exact
+}
+
+// same reports whether p and q hold the same slices.
+func (p *part) same(q *part) bool {
+	return p != nil && q != nil && p.n == q.n && slices.Equal(p.slices, q.slices)
 }
 
 // NewSource wraps opts.Inner. ctx carries the logger
@@ -124,63 +254,113 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 	if err := opts.Field.check(); err != nil {
 		return nil, err
 	}
-	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), log: klog.FromContext(ctx),
+	if msgs := validation.IsDNS1123Label(opts.Name); opts.Name != "" && len(msgs) > 0 {
+		return nil, fmt.Errorf("shard: SourceOptions.Name %q: %v", opts.Name, msgs)
+	}
+	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), name: opts.Name, log: klog.FromContext(ctx),
 		ready: make(chan struct{}), open: map[*filteredWatch]struct{}{}}, nil
 }
 
 // Update switches the source to c.Member's part of c.Assignment (less
-// c.Withheld: c.Selector and c.Matcher) and makes
-// the reflector relist: through the informer's Relist after RelistWith,
-// else by ending every open watch with 410 Gone. A Change
+// c.Withheld: c.Handed, c.Matcher) and makes the reflector relist when
+// that changes what the source serves: through the informer (Attach,
+// RelistWith), else by ending every open watch with 410 Gone. A Change
 // that leaves the member's part as it was (other members' slices moved)
-// changes nothing.
+// changes nothing. Slices lost are kept, cached and watched, until their
+// new owner has listed them (when c comes from a Member and the source is
+// attached to its informer), then dropped by a relist from the cache.
 func (s *Source) Update(c Change) {
-	sel, _, err := c.Selector(s.field) // without c.Withheld
-	if err != nil {
-		panic(err) // unreachable: s.field was checked by NewSource
+	handed := c.Handed()
+	n := c.Assignment.n
+	s.owned.Store(matcherOf(handed, n, s.field))
+	s.mu.Lock()
+	if c.ring != nil && s.ring != c.ring {
+		s.ring = c.ring
+		c.ring.join(s)
 	}
-	if cur := s.part.Load(); cur != nil && cur.selector == sel && cur.matcher.n == c.Assignment.n {
-		return // the member's part is unchanged: no relist
+	prev := s.cur.Load()
+	reassigned := s.assignment == nil || s.assignment.n != n || !slices.Equal(s.handed, handed)
+	s.assignment, s.fingerprint, s.handed, s.complete = c.Assignment, c.Assignment.Fingerprint(), handed, len(c.Withheld) == 0
+	s.kept = nil
+	if prev != nil && s.listed != nil && prev.n == n && s.listed.n == n && s.cache != nil && s.ring != nil && !c.final {
+		// Lost slices the cache holds: kept until handed over.
+		s.kept = minus(intersect(prev.slices, s.listed.slices), handed)
 	}
-	m, _ := c.Matcher(s.field)
-	s.part.Store(&part{selector: sel, matcher: m})
-	s.stats.reassignments.Add(1)
+	next := partOf(union(handed, s.kept), n, s.field)
+	s.cur.Store(next)
+	changed := !next.same(prev)
+	release := s.releaseLocked()
+	s.mu.Unlock()
 	s.readyOnce.Do(func() { close(s.ready) })
-	if relist := s.relist.Load(); relist != nil {
-		// The reflector stops the open watches itself and lists at once;
-		// until then they stay filtered under the old part.
+	if reassigned {
+		s.stats.reassignments.Add(1)
+	}
+	if changed && prev != nil || release { // before the first, lists wait for it: nothing to redo
 		s.log.V(2).Info("Shard part changed; relisting", "member", c.Member,
 			"gained", len(c.Gained), "lost", len(c.Lost))
-		(*relist)()
-		return
+		s.requestRelist()
 	}
-	s.mu.Lock()
-	open := s.open
-	s.open = map[*filteredWatch]struct{}{}
-	s.mu.Unlock()
-	s.log.V(2).Info("Shard part changed; ending the watches to relist", "member", c.Member,
-		"gained", len(c.Gained), "lost", len(c.Lost), "watches", len(open))
-	for w := range open {
-		w.expire()
-	}
+	s.announce()
 }
+
+// OnChange is Update, with the signature of MemberOptions.OnChange.
+func (s *Source) OnChange(c Change) { s.Update(c) }
 
 // RelistWith makes Update call relist (the informer's Relist) instead of
 // ending the open watches with 410 Gone: the reflector then lists again
 // at once, with no failure and no backoff, which shortens a handover by
 // the reflector's backoff after a 410. Call it once the informer exists;
 // a Change that comes earlier ends watches as before (there are none yet).
+// Attach does this and more.
 func (s *Source) RelistWith(relist func()) { s.relist.Store(&relist) }
 
-// OnChange is Update, with the signature of MemberOptions.OnChange.
-func (s *Source) OnChange(c Change) { s.Update(c) }
+// Attach ties s to the informer it feeds (whose Options.Source is s): a
+// Change relists through inf.Relist, and the relist is served from inf's
+// cache as far as it can: the objects of slices kept are copied from it,
+// those of gained slices listed from the server at the cache's resource
+// version (only them), those of slices lost are left out without any
+// request. It also lets s keep lost slices until their new owner has
+// listed them (see Source). Call it once, before inf runs.
+func Attach[T store.Object](s *Source, inf *informer.Informer[T]) {
+	s.mu.Lock()
+	s.cache = informerCache[T]{inf}
+	s.mu.Unlock()
+	s.RelistWith(inf.Relist)
+}
 
-// Owns reports whether the member owns obj under the latest Change; false
-// before the first. A handler's delete for an object the member no longer
-// owns is a move to another member, not a deletion on the server.
+// cacheView is what a Source reads of its informer's cache.
+type cacheView interface {
+	// objects returns the cached objects once the cache reflects
+	// resource version rv, or ctx's error.
+	objects(ctx context.Context, rv string) ([]runtime.Object, error)
+}
+
+// informerCache is the cacheView of a listwatch informer.
+type informerCache[T store.Object] struct{ inf *informer.Informer[T] }
+
+func (c informerCache[T]) objects(ctx context.Context, rv string) ([]runtime.Object, error) {
+	if err := c.inf.WaitForResourceVersion(ctx, rv); err != nil {
+		return nil, err
+	}
+	items := c.inf.Reader().List()
+	out := make([]runtime.Object, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out, nil
+}
+
+// Owns reports whether the member owns obj under the latest Change (false
+// before the first), or obj was found deleted on the server while its
+// slice was handed over (its deletion is this member's to tell). A
+// handler's delete with finalStateUnknown for an object the member does
+// not own is a move to another member, not a deletion on the server; a
+// delete without finalStateUnknown is always a deletion.
 func (s *Source) Owns(obj metav1.Object) bool {
-	p := s.part.Load()
-	return p != nil && p.matcher.Owns(obj)
+	if m := s.owned.Load(); m != nil && m.Owns(obj) {
+		return true
+	}
+	return s.deleted.has(obj.GetUID())
 }
 
 // ServerFiltered reports whether the server applied the shard selector to
@@ -201,172 +381,211 @@ func (s *Source) IsWatchListSemanticsUnSupported() bool {
 func (s *Source) wait(ctx context.Context) (*part, error) {
 	select {
 	case <-s.ready:
-		return s.part.Load(), nil
+		return s.cur.Load(), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-// ListWithContext lists the member's objects: the first page of a cycle
-// fixes the part for its later pages and for the watch that follows.
-func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	p, err := s.wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if opts.Continue == "" {
-		s.listed = p
-	} else if s.listed != nil {
-		p = s.listed
-	}
-	s.mu.Unlock()
-	if p.selector == "" {
-		// The member owns nothing: an empty list at the collection's
-		// current resource version (an empty selector would list all).
-		opts.Limit, opts.Continue = 1, ""
-	}
-	opts.ShardSelector = p.selector
-	list, err := s.inner.ListWithContext(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	if p.selector == "" {
-		return list, emptyList(list)
-	}
-	s.stats.lists.Add(1)
-	if echoed, ok := shardInfoOf(list); ok {
-		if !sameSelector(echoed, p.selector) {
-			// The server filtered by something else: objects we own may
-			// be missing, and no client filter can bring them back.
-			return nil, fmt.Errorf("shard: the server applied the shard selector %q, not the one sent, %q", echoed, p.selector)
-		}
-		if s.serverFiltered.Swap(1) != 1 {
-			s.log.V(1).Info("The server applies shard selectors")
-		}
-		s.stats.serverFiltered.Add(1)
-		return list, nil
-	}
-	if s.serverFiltered.Swap(2) != 2 {
-		s.log.V(1).Info("The server ignored the shard selector (no ShardInfo in the list); filtering on the client")
-	}
-	dropped, err := filterList(list, p.matcher)
-	s.stats.droppedObjects.Add(int64(dropped))
-	return list, err
-}
-
-// sameSelector reports whether two selectors select the same hashes: equal
-// strings, or the same field and ranges once parsed.
-func sameSelector(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, ra, err := ParseRanges(a)
-	if err != nil {
-		return false
-	}
-	fb, rb, err := ParseRanges(b)
-	if err != nil || fa != fb {
-		return false
-	}
-	slices.SortFunc(ra, compareRanges)
-	slices.SortFunc(rb, compareRanges)
-	return slices.Equal(ra, rb)
-}
-
-func compareRanges(x, y Range) int { return cmp.Compare(x.Start, y.Start) }
-
-// WatchWithContext watches the member's objects. A watch under a part
-// other than its list's fails with 410 Gone: the list is stale.
-func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	p, err := s.wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	streaming := ptr.Deref(opts.SendInitialEvents, false)
-	s.mu.Lock()
-	if streaming {
-		s.listed = p
-	}
-	stale := !streaming && s.listed != nil && s.listed != p
-	s.mu.Unlock()
-	if stale {
-		return nil, apierrors.NewResourceExpired("the shard assignment changed since the last list")
-	}
-	opts.ShardSelector = p.selector
-	if p.selector == "" {
-		// The member owns nothing, and an empty selector would watch
-		// everything: ask for the single hash 0 instead (the client
-		// filter, owning nothing, drops even that).
-		opts.ShardSelector = RenderSelector(s.field, []Range{{Start: 0, Last: 0}})
-	}
-	inner, err := s.inner.WatchWithContext(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	w := newFilteredWatch(inner, p.matcher, s.forget, &s.stats.droppedEvents)
-	s.mu.Lock()
-	if s.part.Load() != p { // an Update slipped in while the watch opened
+// requestRelist makes the reflector list again under the current part:
+// through the informer when it can (from its cache when attached), else by
+// ending the open watches with 410 Gone.
+func (s *Source) requestRelist() {
+	if relist := s.relist.Load(); relist != nil {
+		s.mu.Lock()
+		s.local = s.cache != nil
 		s.mu.Unlock()
-		w.expire()
-		return w, nil
+		(*relist)()
+		return
 	}
-	s.open[w] = struct{}{}
-	s.mu.Unlock()
-	return w, nil
-}
-
-// forget drops an ended watch from the open ones.
-func (s *Source) forget(w *filteredWatch) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.open, w)
+	open := s.open
+	s.open = map[*filteredWatch]struct{}{}
+	s.mu.Unlock()
+	for w := range open {
+		w.expire()
+	}
 }
 
-// shardInfoOf returns the selector a list response says the server applied.
-func shardInfoOf(list runtime.Object) (string, bool) {
-	if u, ok := list.(*unstructured.UnstructuredList); ok {
-		sel, found, _ := unstructured.NestedString(u.Object, "metadata", "shardInfo", "selector")
-		return sel, found
+// peersChanged is called by the member when its peers' announcements
+// change: a kept slice may now be released.
+func (s *Source) peersChanged() {
+	s.mu.Lock()
+	release := s.releaseLocked()
+	s.mu.Unlock()
+	if release {
+		s.requestRelist()
 	}
-	if a, ok := list.(metav1.ListMetaAccessor); ok {
-		if lm, ok := a.GetListMeta().(*metav1.ListMeta); ok && lm.ShardInfo != nil {
-			return lm.ShardInfo.Selector, true
+}
+
+// releaseLocked reports whether a relist would now release a kept slice:
+// its new owner has listed it, and the watch has caught up with that list
+// (or the time to wait for it has run out: confirmDue). Otherwise it
+// arms the wait: awaited, and the confirm timer. mu held.
+func (s *Source) releaseLocked() bool {
+	rel := s.releasableLocked()
+	var lowest uint64
+	for _, from := range rel {
+		if s.caughtUp(from) || s.confirmDue {
+			s.awaited.Store(0)
+			return true
+		}
+		if v, err := strconv.ParseUint(from, 10, 64); err == nil && (lowest == 0 || v < lowest) {
+			lowest = v
 		}
 	}
-	return "", false
+	s.awaited.Store(lowest)
+	switch {
+	case len(rel) == 0 && s.confirmer != nil:
+		s.confirmer.Stop()
+		s.confirmer = nil
+	case len(rel) > 0 && s.confirmer == nil:
+		s.confirmer = time.AfterFunc(confirmAfter, s.confirmNow)
+	}
+	return false
 }
 
-// filterList keeps the items of list that m owns and says how many it
-// dropped.
-func filterList(list runtime.Object, m *Matcher) (int, error) {
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return 0, err
+// caughtUp reports whether the source's watches have brought every change
+// up to resource version rv.
+func (s *Source) caughtUp(rv string) bool {
+	v, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && s.progress.Load() >= v
+}
+
+// confirmNow is the confirm timer: kept slices waited long enough for the
+// watch; the next relist confirms them with the server.
+func (s *Source) confirmNow() {
+	s.mu.Lock()
+	s.confirmer, s.confirmDue = nil, true
+	release := s.releaseLocked()
+	s.mu.Unlock()
+	if release {
+		s.requestRelist()
 	}
-	kept := items[:0]
-	for _, it := range items {
-		if o, err := meta.Accessor(it); err != nil || m.Owns(o) {
-			kept = append(kept, it) // an item without metadata is the reflector's to report
+}
+
+// advance records that a watch brought resource version rv, and relists
+// when that releases a kept slice.
+func (s *Source) advance(rv string) {
+	v, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	for {
+		cur := s.progress.Load()
+		if v <= cur || s.progress.CompareAndSwap(cur, v) {
+			break
 		}
 	}
-	dropped := len(items) - len(kept)
-	if dropped == 0 {
-		return 0, nil
+	if a := s.awaited.Load(); a != 0 && v >= a && s.awaited.CompareAndSwap(a, 0) {
+		s.peersChanged() // re-evaluates, and relists
 	}
-	return dropped, meta.SetList(list, kept)
 }
 
-// emptyList removes every item and the continuation from list.
-func emptyList(list runtime.Object) error {
-	if err := meta.SetList(list, nil); err != nil {
-		return err
+// releasableLocked returns the kept slices whose current owner has
+// announced that it lists them, with the resource version it covers them
+// from; nil when none. mu held.
+func (s *Source) releasableLocked() map[int]string {
+	if len(s.kept) == 0 || s.ring == nil {
+		return nil
 	}
-	la, err := meta.ListAccessor(list)
-	if err != nil {
-		return err
+	var out map[int]string
+	for _, sl := range s.kept {
+		owner := s.assignment.Owner(sl)
+		if owner == "" {
+			continue // nobody to hand it to: keep it
+		}
+		if rv, ok := s.ring.coverage(owner, s.fingerprint, s.name); ok {
+			if out == nil {
+				out = map[int]string{}
+			}
+			out[sl] = rv
+		}
 	}
-	la.SetContinue("")
-	la.SetRemainingItemCount(nil)
-	return nil
+	return out
+}
+
+// announce tells the member, once, that the source has listed everything
+// it owns under the latest Change, from listedRV on.
+func (s *Source) announce() {
+	s.mu.Lock()
+	ring, fp, rv := s.ring, s.fingerprint, s.listedRV
+	ok := ring != nil && s.complete && s.announced != fp && s.listed != nil &&
+		len(minus(s.handed, s.listed.slices)) == 0
+	if ok {
+		s.announced = fp
+	}
+	s.mu.Unlock()
+	if ok {
+		ring.listed(s, fp, rv)
+	}
+}
+
+// intersect returns the elements of both a and b (increasing), increasing.
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// union returns the elements of a or b (both increasing), increasing.
+func union(a, b []int) []int {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// rvAtLeast reports whether resource version a is at least b; false when
+// either is not a number (kube-apiserver's always are).
+func rvAtLeast(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x >= y
+}
+
+// laterRV reports whether a is a later resource version than b, or b is
+// not one.
+func laterRV(a, b string) bool {
+	_, err := strconv.ParseUint(b, 10, 64)
+	return err != nil || !rvAtLeast(b, a)
+}
+
+// deletedSet holds uids of objects found deleted during a handover, the
+// most recent deletedLimit.
+type deletedSet struct {
+	mu    sync.Mutex
+	set   map[types.UID]struct{}
+	order []types.UID
+}
+
+// deletedLimit bounds deletedSet: notifications are delivered long before
+// that many more handover deletions happen.
+const deletedLimit = 4096
+
+func (d *deletedSet) add(uid types.UID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.set == nil {
+		d.set = map[types.UID]struct{}{}
+	}
+	if _, ok := d.set[uid]; ok {
+		return
+	}
+	d.set[uid] = struct{}{}
+	d.order = append(d.order, uid)
+	if len(d.order) > deletedLimit {
+		delete(d.set, d.order[0])
+		d.order = d.order[1:]
+	}
+}
+
+func (d *deletedSet) has(uid types.UID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.set[uid]
+	return ok
 }

@@ -2,19 +2,14 @@ package shard_test
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
-	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )
 
@@ -26,24 +21,17 @@ type event struct {
 }
 
 // TestSourceDrivesAnInformer: a listwatch informer over a shard.Source on
-// client-go's fake clientset (which ignores shard selectors: the client
-// filters) caches only the member's pods; a reassignment relists, adds the
+// listwatch's fake apiserver (which ignores shard selectors by default: the
+// client filters) caches only the member's pods; a reassignment relists, adds the
 // gained pods and deletes the lost ones, which Owns tells apart as moved.
 func TestSourceDrivesAnInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(31, 32))
-		cs := fake.NewClientset()
-		var pods []*corev1.Pod
-		for i := range 60 {
-			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%02d", i),
-				UID: types.UID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", r.Uint32(), r.Uint32()&0xffff,
-					r.Uint32()&0xfff, r.Uint32()&0xfff, r.Uint64()&0xffffffffffff))}}
-			if _, err := cs.CoreV1().Pods("default").Create(t.Context(), p, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			pods = append(pods, p)
+		srv, err := fake.NewServer(fake.Options{UIDSeed: 31})
+		if err != nil {
+			t.Fatal(err)
 		}
-		src, err := shard.NewSource(t.Context(), shard.SourceOptions{Inner: reflector.FromClient(cs.CoreV1().Pods(""))})
+		pods := createPods(t.Context(), t, srv, 60)
+		src, err := shard.NewSource(t.Context(), shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,14 +66,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		if err := inf.WaitForSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		cached := func() []string {
-			var out []string
-			for _, p := range inf.Reader().List() {
-				out = append(out, p.Name)
-			}
-			slices.Sort(out)
-			return out
-		}
+		cached := func() []string { return cachedNames(inf) }
 		expect := func(n int) (adds, moved []string) {
 			for range n {
 				e := <-events

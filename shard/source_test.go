@@ -3,10 +3,8 @@ package shard
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -15,78 +13,36 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	"github.com/listwatch/listwatch/fake"
 )
 
-// fakeLW is a ListerWatcher over fixed pods. With honour it applies the
-// shard selector as a KEP-5866 server does (apimachinery's Matches) and
-// echoes it in ShardInfo; without, it ignores it, as an older server does.
-type fakeLW struct {
-	honour bool
-	echo   string // if set, the ShardInfo echoed instead of the selector sent
-	pods   []corev1.Pod
-	page   int // page size when a list asks for Limit (0: no paging)
-
-	mu      sync.Mutex
-	lists   []metav1.ListOptions
-	watches []*watch.FakeWatcher
-	wopts   []metav1.ListOptions
-}
-
-func (f *fakeLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	f.mu.Lock()
-	f.lists = append(f.lists, opts)
-	f.mu.Unlock()
-	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}}
-	var pods []corev1.Pod
-	for _, p := range f.pods {
-		if f.honour && opts.ShardSelector != "" {
-			sel, err := ParseSelector(opts.ShardSelector)
-			if err != nil {
-				return nil, apierrors.NewBadRequest(err.Error())
-			}
-			if ok, _ := sel.Matches(&p); !ok {
-				continue
-			}
-		}
-		pods = append(pods, p)
-	}
-	if f.honour && opts.ShardSelector != "" {
-		list.ShardInfo = &metav1.ShardInfo{Selector: opts.ShardSelector}
-		if f.echo != "" {
-			list.ShardInfo.Selector = f.echo
-		}
-	}
-	if opts.Limit > 0 && f.page > 0 {
-		start := 0
-		if opts.Continue != "" {
-			fmt.Sscanf(opts.Continue, "%d", &start)
-		}
-		end := min(start+f.page, len(pods))
-		if end < len(pods) {
-			list.Continue = fmt.Sprint(end)
-		}
-		pods = pods[start:end]
-	}
-	list.Items = pods
-	return list, nil
-}
-
-func (f *fakeLW) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	w := watch.NewFakeWithChanSize(100, false)
-	f.watches = append(f.watches, w)
-	f.wopts = append(f.wopts, opts)
-	return w, nil
-}
-
-func randomPods(r *rand.Rand, n int) []corev1.Pod {
-	var out []corev1.Pod
+// fakePods is a fake apiserver holding n pods with random uids, serving
+// shard selectors as mode says, and a ListerWatcher on its pods.
+func fakePods(t *testing.T, mode fake.ShardSelectorMode, n int) (*fake.Server, []*corev1.Pod, cache.ListerWatcherWithContext) {
+	t.Helper()
+	srv := fake.NewTestServer(t, fake.Options{UIDSeed: 21, ShardSelectors: mode})
+	var pods []*corev1.Pod
 	for i := range n {
-		out = append(out, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%d", i),
-			UID: types.UID(randomUID(r)), ResourceVersion: "5"}})
+		p, err := srv.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p%03d", i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods = append(pods, p.(*corev1.Pod))
+	}
+	return srv, pods, srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})
+}
+
+// calls returns the server's calls of verb, in order.
+func calls(srv *fake.Server, verb fake.Verb) []metav1.ListOptions {
+	var out []metav1.ListOptions
+	for _, c := range srv.Calls() {
+		if c.Verb == verb {
+			out = append(out, c.Options)
+		}
 	}
 	return out
 }
@@ -99,11 +55,11 @@ func names(list runtime.Object) []string {
 	return out
 }
 
-func ownedNames(pods []corev1.Pod, a *Assignment, member string) []string {
+func ownedNames(pods []*corev1.Pod, a *Assignment, member string) []string {
 	var out []string
-	for i := range pods {
-		if a.OwnerOfKey(string(pods[i].UID)) == member {
-			out = append(out, pods[i].Name)
+	for _, p := range pods {
+		if a.OwnerOfKey(string(p.UID)) == member {
+			out = append(out, p.Name)
 		}
 	}
 	return out
@@ -114,13 +70,11 @@ func changeFor(a *Assignment, member string) Change {
 }
 
 func TestSourceListsOnlyOwned(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
-	pods := randomPods(r, 200)
-	a := MustAssign([]string{"a", "b", "c"}, Options{Slices: 64})
-	want := ownedNames(pods, a, "b")
-	for _, honour := range []bool{false, true} {
-		t.Run(fmt.Sprintf("server applies selectors: %v", honour), func(t *testing.T) {
-			lw := &fakeLW{honour: honour, pods: pods}
+	for _, mode := range []fake.ShardSelectorMode{fake.ShardSelectorsIgnored, fake.ShardSelectorsApplied, fake.ShardSelectorsUnechoed} {
+		t.Run(fmt.Sprintf("mode %d", mode), func(t *testing.T) {
+			srv, pods, lw := fakePods(t, mode, 200)
+			a := MustAssign([]string{"a", "b", "c"}, Options{Slices: 64})
+			want := ownedNames(pods, a, "b")
 			s, err := NewSource(t.Context(), SourceOptions{Inner: lw})
 			if err != nil {
 				t.Fatal(err)
@@ -137,16 +91,20 @@ func TestSourceListsOnlyOwned(t *testing.T) {
 				t.Fatalf("listed %v, want %v", got, want)
 			}
 			sel, _, _ := a.Selector("b", FieldUID)
-			if lw.lists[0].ShardSelector != sel {
-				t.Fatalf("sent selector %q, want %q", lw.lists[0].ShardSelector, sel)
+			if got := calls(srv, fake.VerbList)[0].ShardSelector; got != sel {
+				t.Fatalf("sent selector %q, want %q", got, sel)
 			}
-			if filtered, known := s.ServerFiltered(); filtered != honour || !known {
+			echoed := mode == fake.ShardSelectorsApplied
+			if filtered, known := s.ServerFiltered(); filtered != echoed || !known {
 				t.Fatalf("ServerFiltered = %v, %v", filtered, known)
 			}
 			st := s.Stats()
-			wantStats := SourceStats{Lists: 1, Reassignments: 1, DroppedObjects: int64(len(pods) - len(want))}
-			if honour {
-				wantStats.ServerFiltered, wantStats.DroppedObjects = 1, 0
+			wantStats := SourceStats{Lists: 1, Reassignments: 1}
+			switch mode {
+			case fake.ShardSelectorsApplied:
+				wantStats.ServerFiltered = 1
+			case fake.ShardSelectorsIgnored:
+				wantStats.DroppedObjects = int64(len(pods) - len(want))
 			}
 			if st != wantStats {
 				t.Fatalf("Stats = %+v, want %+v", st, wantStats)
@@ -156,7 +114,8 @@ func TestSourceListsOnlyOwned(t *testing.T) {
 }
 
 func TestSourceListWaitsForAssignment(t *testing.T) {
-	s, _ := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{}})
+	_, _, lw := fakePods(t, fake.ShardSelectorsApplied, 0)
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := s.ListWithContext(ctx, metav1.ListOptions{}); err == nil {
@@ -171,14 +130,13 @@ func TestSourceListWaitsForAssignment(t *testing.T) {
 	if _, err := NewSource(t.Context(), SourceOptions{}); err == nil {
 		t.Fatal("NewSource without Inner")
 	}
-	if _, err := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{}, Field: "metadata.name"}); err == nil {
+	if _, err := NewSource(t.Context(), SourceOptions{Inner: lw, Field: "metadata.name"}); err == nil {
 		t.Fatal("NewSource with an unsupported field")
 	}
 }
 
 func TestSourceOwningNothingListsNothing(t *testing.T) {
-	r := rand.New(rand.NewPCG(23, 24))
-	lw := &fakeLW{pods: randomPods(r, 20), page: 5}
+	srv, _, lw := fakePods(t, fake.ShardSelectorsIgnored, 20)
 	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a"}, Options{Slices: 8})
 	s.Update(changeFor(a, "stranger"))
@@ -186,11 +144,11 @@ func TestSourceOwningNothingListsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := list.(*corev1.PodList); len(got.Items) != 0 || got.Continue != "" || got.ResourceVersion != "10" {
+	if got := list.(*corev1.PodList); len(got.Items) != 0 || got.Continue != "" || got.ResourceVersion != "20" {
 		t.Fatalf("list = %d items, continue %q, rv %q", len(got.Items), got.Continue, got.ResourceVersion)
 	}
-	if lw.lists[0].ShardSelector != "" || lw.lists[0].Limit != 1 {
-		t.Fatalf("sent %+v", lw.lists[0])
+	if sent := calls(srv, fake.VerbList)[0]; sent.ShardSelector != "" || sent.Limit != 1 {
+		t.Fatalf("sent %+v", sent)
 	}
 }
 
@@ -198,8 +156,7 @@ func TestSourceOwningNothingListsNothing(t *testing.T) {
 // the selector of the pages that follow; the watch after that list is
 // refused with 410, so the reflector relists.
 func TestSourcePagesKeepTheirPart(t *testing.T) {
-	r := rand.New(rand.NewPCG(25, 26))
-	lw := &fakeLW{honour: true, pods: randomPods(r, 100), page: 10}
+	srv, _, lw := fakePods(t, fake.ShardSelectorsApplied, 100)
 	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	s.Update(changeFor(a, "a"))
@@ -208,16 +165,16 @@ func TestSourcePagesKeepTheirPart(t *testing.T) {
 	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10, Continue: first.(*corev1.PodList).Continue}); err != nil {
 		t.Fatal(err)
 	}
-	if lw.lists[1].ShardSelector != lw.lists[0].ShardSelector {
+	if lists := calls(srv, fake.VerbList); lists[1].ShardSelector != lists[0].ShardSelector {
 		t.Fatal("a page changed selector within one list")
 	}
-	if _, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10"}); !apierrors.IsResourceExpired(err) {
+	if _, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "100"}); !apierrors.IsResourceExpired(err) {
 		t.Fatalf("watch after a stale list: %v, want 410", err)
 	}
 	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{Limit: 10}); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10"})
+	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "100"})
 	if err != nil {
 		t.Fatalf("watch after a fresh list: %v", err)
 	}
@@ -225,25 +182,25 @@ func TestSourcePagesKeepTheirPart(t *testing.T) {
 }
 
 // TestSourceWatchFiltersAndExpires: events of other members' objects are
-// dropped, bookmarks pass, and an Update ends the watch with 410 Gone and
-// stops the server's watch.
+// dropped (a server without the gate sends them all), bookmarks pass, and
+// an Update ends the watch with 410 Gone and stops the server's watch.
 func TestSourceWatchFiltersAndExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(27, 28))
-		pods := randomPods(r, 40)
-		lw := &fakeLW{pods: pods}
+		srv, pods, lw := fakePods(t, fake.ShardSelectorsIgnored, 40)
 		s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 		a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 		s.Update(changeFor(a, "a"))
-		w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "10", AllowWatchBookmarks: true})
+		w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "40", AllowWatchBookmarks: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		inner := lw.watches[0]
-		for i := range pods {
-			inner.Modify(&pods[i])
+		for _, p := range pods {
+			p = p.DeepCopy()
+			p.Labels = map[string]string{"touched": "yes"}
+			if _, err := srv.Update(t.Context(), p); err != nil {
+				t.Fatal(err)
+			}
 		}
-		inner.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "11"}})
 		want := ownedNames(pods, a, "a")
 		var got []string
 		for range want {
@@ -253,7 +210,7 @@ func TestSourceWatchFiltersAndExpires(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("events for %v, want %v", got, want)
 		}
-		if ev := <-w.ResultChan(); ev.Type != watch.Bookmark {
+		if ev := <-w.ResultChan(); ev.Type != watch.Bookmark { // after a minute
 			t.Fatalf("after the owned events: %v, want the bookmark", ev.Type)
 		}
 		if got := s.Stats().DroppedEvents; got != int64(len(pods)-len(want)) {
@@ -268,8 +225,8 @@ func TestSourceWatchFiltersAndExpires(t *testing.T) {
 			t.Fatal("the watch goes on after its 410")
 		}
 		synctest.Wait()
-		if !inner.IsStopped() {
-			t.Fatal("the server's watch was not stopped")
+		if n := srv.CloseWatches(fake.GVR{}); n != 0 {
+			t.Fatalf("the server's watch was not stopped: %d open", n)
 		}
 		w.Stop()
 	})
@@ -318,13 +275,28 @@ func TestSameSelector(t *testing.T) {
 	}
 }
 
+// otherShardInfo is a server that says it applied another selector than
+// the one sent: what fake/ cannot be asked to do.
+type otherShardInfo struct {
+	cache.ListerWatcherWithContext
+	echo string
+}
+
+func (o otherShardInfo) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	l, err := o.ListerWatcherWithContext.ListWithContext(ctx, opts)
+	if err == nil {
+		l.(*corev1.PodList).ShardInfo = &metav1.ShardInfo{Selector: o.echo}
+	}
+	return l, err
+}
+
 // TestSourceRefusesAnotherSelector: a list filtered by a selector other
 // than the one sent may lack owned objects; the Source fails it.
 func TestSourceRefusesAnotherSelector(t *testing.T) {
-	r := rand.New(rand.NewPCG(29, 30))
+	_, _, lw := fakePods(t, fake.ShardSelectorsApplied, 10)
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	other, _, _ := a.Selector("b", FieldUID)
-	s, _ := NewSource(t.Context(), SourceOptions{Inner: &fakeLW{honour: true, echo: other, pods: randomPods(r, 10)}})
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: otherShardInfo{lw, other}})
 	s.Update(changeFor(a, "a"))
 	if _, err := s.ListWithContext(t.Context(), metav1.ListOptions{}); err == nil || !strings.Contains(err.Error(), "not the one sent") {
 		t.Fatalf("List = %v", err)
@@ -335,7 +307,7 @@ func TestSourceRefusesAnotherSelector(t *testing.T) {
 // members' slices keeps the watch open.
 func TestSourceIgnoresChangesOfOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lw := &fakeLW{}
+		_, _, lw := fakePods(t, fake.ShardSelectorsApplied, 0)
 		s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 		// A ring where c's departure gives a's nothing: find one.
 		var a3 *Assignment
@@ -368,7 +340,7 @@ func TestSourceIgnoresChangesOfOthers(t *testing.T) {
 // has everything withheld) must not watch with an empty selector, which
 // means everything: it asks for the single hash 0.
 func TestSourceOwningNothingWatchesOneHash(t *testing.T) {
-	lw := &fakeLW{}
+	srv, _, lw := fakePods(t, fake.ShardSelectorsApplied, 0)
 	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 8})
 	s.Update(Change{Member: "a", Assignment: a, Withheld: a.Owned("a")})
@@ -378,11 +350,8 @@ func TestSourceOwningNothingWatchesOneHash(t *testing.T) {
 	}
 	defer w.Stop()
 	want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000001')"
-	if got := lw.wopts[0].ShardSelector; got != want {
+	if got := calls(srv, fake.VerbWatch)[0].ShardSelector; got != want {
 		t.Fatalf("watch selector %q, want %q", got, want)
-	}
-	if _, err := ParseSelector(want); err != nil {
-		t.Fatalf("the one-hash selector does not parse: %v", err)
 	}
 }
 
@@ -390,9 +359,7 @@ func TestSourceOwningNothingWatchesOneHash(t *testing.T) {
 // in the Source's selector nor owned by it; the Change that hands them out
 // puts them back.
 func TestSourceLeavesWithheldOut(t *testing.T) {
-	r := rand.New(rand.NewPCG(25, 26))
-	pods := randomPods(r, 200)
-	lw := &fakeLW{honour: true, pods: pods}
+	srv, pods, lw := fakePods(t, fake.ShardSelectorsApplied, 200)
 	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
 	a := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	owned := a.Owned("a")
@@ -405,17 +372,17 @@ func TestSourceLeavesWithheldOut(t *testing.T) {
 	}
 	m, _ := c.Matcher(FieldUID)
 	var want []string
-	for i := range pods {
-		if m.Owns(&pods[i]) {
-			want = append(want, pods[i].Name)
+	for _, p := range pods {
+		if m.Owns(p) {
+			want = append(want, p.Name)
 		}
 	}
 	if got := names(list); !slices.Equal(got, want) || len(want) == 0 || len(want) >= len(ownedNames(pods, a, "a")) {
 		t.Fatalf("listed %d, want %d of the %d a owns", len(got), len(want), len(ownedNames(pods, a, "a")))
 	}
 	sel, _, _ := c.Selector(FieldUID)
-	if lw.lists[0].ShardSelector != sel {
-		t.Fatalf("sent %q, want %q", lw.lists[0].ShardSelector, sel)
+	if got := calls(srv, fake.VerbList)[0].ShardSelector; got != sel {
+		t.Fatalf("sent %q, want %q", got, sel)
 	}
 	s.Update(Change{Member: "a", Assignment: a, Previous: a, Diff: Diff{Gained: withheld}})
 	full, _, _ := a.Selector("a", FieldUID)
@@ -423,7 +390,94 @@ func TestSourceLeavesWithheldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(list); !slices.Equal(got, ownedNames(pods, a, "a")) || lw.lists[1].ShardSelector != full {
-		t.Fatalf("after the release: listed %d with %q", len(got), lw.lists[1].ShardSelector)
+	if got, sent := names(list), calls(srv, fake.VerbList)[1].ShardSelector; !slices.Equal(got, ownedNames(pods, a, "a")) || sent != full {
+		t.Fatalf("after the release: listed %d with %q", len(got), sent)
+	}
+}
+
+// stubCache is a cacheView over a fixed set of objects.
+type stubCache struct{ objs []runtime.Object }
+
+func (c *stubCache) objects(context.Context, string) ([]runtime.Object, error) { return c.objs, nil }
+
+// TestSourceCycleNotTakenIsNotListed: a relist the reflector abandons
+// (here a streaming list from the cache stopped before its end bookmark)
+// does not count as listed: the next relist lists the gained slices
+// again, and nothing is announced meanwhile.
+func TestSourceCycleNotTakenIsNotListed(t *testing.T) {
+	srv, pods, lw := fakePods(t, fake.ShardSelectorsApplied, 200)
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	relists := 0
+	s.RelistWith(func() { relists++ })
+	c := &stubCache{}
+	s.cache = c
+	two := MustAssign([]string{"a", "b"}, Options{Slices: 16})
+	s.Update(changeFor(two, "a"))
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := list.(*corev1.PodList).ResourceVersion
+	for i := range list.(*corev1.PodList).Items {
+		c.objs = append(c.objs, &list.(*corev1.PodList).Items[i])
+	}
+	w, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+
+	// b leaves: a streaming relist from the cache, abandoned.
+	one := two.Without("b")
+	s.Update(Change{Member: "a", Assignment: one, Previous: two, Diff: Diff{Gained: two.Owned("b")}})
+	if relists != 1 { // this Change's (before the first, lists wait for it)
+		t.Fatalf("%d relists asked for", relists)
+	}
+	gained, _, _ := two.Selector("b", FieldUID)
+	stream, err := s.WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv, SendInitialEvents: ptr.To(true),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-stream.ResultChan() // one initial event, then the reflector moves on
+	stream.Stop()
+
+	// The next relist (paginated) lists b's slices again.
+	s.requestRelist()
+	before := len(calls(srv, fake.VerbList))
+	relisted, err := s.ListWithContext(t.Context(), metav1.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := calls(srv, fake.VerbList)[before:]
+	if len(sent) != 1 || sent[0].ShardSelector != gained || sent[0].ResourceVersionMatch != metav1.ResourceVersionMatchExact {
+		t.Fatalf("the relist after an abandoned one sent %v, want one list of b's slices", sent)
+	}
+	if got := names(relisted); len(got) != len(pods) {
+		t.Fatalf("relisted %d pods, want all %d", len(got), len(pods))
+	}
+}
+
+// TestSourceCoarseSelector: a part too scattered for the server's selector
+// limit is sent as a coarser selector; the server's list, echoed as
+// applied, is still filtered on the client, so the source serves exactly
+// the member's objects.
+func TestSourceCoarseSelector(t *testing.T) {
+	srv, pods, lw := fakePods(t, fake.ShardSelectorsApplied, 300)
+	s, _ := NewSource(t.Context(), SourceOptions{Inner: lw})
+	a := MustAssign([]string{"a", "b"}, Options{Slices: 65536})
+	s.Update(changeFor(a, "a"))
+	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(list), ownedNames(pods, a, "a"); !slices.Equal(got, want) {
+		t.Fatalf("listed %d, own %d", len(got), len(want))
+	}
+	if sent := calls(srv, fake.VerbList)[0].ShardSelector; len(sent) > maxSelectorLength {
+		t.Fatalf("sent a selector of %d characters", len(sent))
+	}
+	if st := s.Stats(); st.ServerFiltered != 1 || st.DroppedObjects == 0 {
+		t.Fatalf("Stats = %+v, want a server-filtered list with objects dropped here", st)
 	}
 }

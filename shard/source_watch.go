@@ -1,26 +1,161 @@
 package shard
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 )
 
+// WatchWithContext watches the member's objects: the part of the cache
+// (its last list's). A streaming list (sendInitialEvents) starts a cycle
+// under the current part; one the source asked for is served from the
+// informer's cache when attached (see Attach), its initial events followed
+// by a watch from the cache's resource version. Without a relist function
+// (RelistWith, Attach), a watch after a Change fails with 410 Gone: the
+// list is stale.
+func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if _, err := s.wait(ctx); err != nil {
+		return nil, err
+	}
+	streaming := ptr.Deref(opts.SendInitialEvents, false)
+	var prefix []watch.Event
+	s.mu.Lock()
+	p := s.listed
+	if streaming {
+		local := s.local
+		s.local = false
+		s.mu.Unlock()
+		var err error
+		if local {
+			if p, prefix, err = s.localStream(ctx, opts.ResourceVersion); err == nil {
+				// The initial events come from the cache: watch from its
+				// resource version on.
+				opts.SendInitialEvents, opts.ResourceVersionMatch = nil, ""
+			} else if err != errNoLocal {
+				s.log.V(1).Info("Relisting from the server: the cache cannot serve it", "err", err)
+			}
+		}
+		s.mu.Lock()
+		if prefix == nil {
+			p = s.cur.Load()
+			s.startCycleLocked(p)
+		}
+	} else {
+		if s.takenLocked(opts.ResourceVersion) {
+			p = s.listed
+			defer s.announce()
+		}
+		cur := s.cur.Load()
+		if s.relist.Load() == nil {
+			if s.cycle != nil && !s.cycle.same(cur) {
+				s.mu.Unlock()
+				return nil, apierrors.NewResourceExpired("the shard assignment changed since the last list")
+			}
+			p = cur
+		}
+		for _, q := range []*part{s.cycle, cur} {
+			if p == nil {
+				p = q // no list complete (yet): the list's, or the current part
+			}
+		}
+	}
+	s.mu.Unlock()
+	opts.ShardSelector = p.selector
+	if p.selector == "" {
+		// The member holds nothing, and an empty selector would watch
+		// everything: ask for the single hash 0 instead (the client
+		// filter, owning nothing, drops even that).
+		opts.ShardSelector = RenderSelector(s.field, []Range{{Start: 0, Last: 0}})
+	}
+	inner, err := s.inner.WatchWithContext(ctx, opts)
+	if err != nil {
+		s.watchFailed()
+		return nil, err
+	}
+	w := newFilteredWatch(inner, p.matcher, prefix, &s.stats.droppedEvents)
+	w.onDone = s.forget
+	w.onError = s.watchFailed
+	w.onProgress = s.advance
+	if streaming {
+		w.onSynced = func(rv string) { s.streamed(p, rv) }
+	}
+	s.mu.Lock()
+	if s.relist.Load() == nil && !p.same(s.cur.Load()) { // an Update slipped in while the watch opened
+		s.mu.Unlock()
+		w.expire()
+		return w, nil
+	}
+	s.open[w] = struct{}{}
+	s.mu.Unlock()
+	w.start()
+	return w, nil
+}
+
+// localStream serves a streaming relist from the cache (compose): the
+// initial events, then the initial-events-end bookmark at rv.
+func (s *Source) localStream(ctx context.Context, rv string) (*part, []watch.Event, error) {
+	retained, gained, p, err := s.compose(ctx, rv)
+	if err != nil {
+		return nil, nil, err
+	}
+	evs := make([]watch.Event, 0, len(retained)+len(gained)+1)
+	for _, o := range retained {
+		evs = append(evs, watch.Event{Type: watch.Added, Object: o.DeepCopyObject()})
+	}
+	for _, o := range gained {
+		evs = append(evs, watch.Event{Type: watch.Added, Object: o})
+	}
+	evs = append(evs, watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		ResourceVersion: rv, Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}})
+	return p, evs, nil
+}
+
+// watchFailed notes that a watch could not be opened or ended in error:
+// the reflector relists because it may have lost events, so that relist
+// must come from the server, not from the cache.
+func (s *Source) watchFailed() {
+	s.mu.Lock()
+	s.local = false
+	s.mu.Unlock()
+}
+
+// forget drops an ended watch from the open ones.
+func (s *Source) forget(w *filteredWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, w)
+}
+
 // filteredWatch passes on the events of an inner watch whose objects the
-// matcher owns (bookmarks and errors always), until it is stopped, the
-// inner watch ends, or it is expired: then it sends a 410 Gone error event
-// and ends.
+// matcher owns (bookmarks and errors always), after a prefix of events of
+// its own, until it is stopped, the inner watch ends, or it is expired:
+// then it sends a 410 Gone error event and ends.
 type filteredWatch struct {
 	// inner is the server's watch; stopped when run ends.
 	inner watch.Interface
 	// matcher decides which objects pass; never nil.
 	matcher *Matcher
-	// onDone, if set, is called when run ends.
-	onDone func(*filteredWatch)
+	// prefix are sent first, unfiltered.
+	prefix []watch.Event
+	// onDone, if set, is called when run ends; onError when an error
+	// event passes; onSynced with the resource version of an
+	// initial-events-end bookmark that passes; onProgress with the
+	// resource version of every object event or bookmark from the inner
+	// watch, once passed on or dropped (not for a streaming list's
+	// initial events, whose order says nothing). Set before start.
+	onDone     func(*filteredWatch)
+	onError    func()
+	onSynced   func(rv string)
+	onProgress func(rv string)
+	// synced is set once the initial-events-end bookmark has passed.
+	synced bool
 	// dropped, if set, counts the events the filter drops.
 	dropped *atomic.Int64
 	// out is the filtered stream; closed when run ends.
@@ -31,18 +166,22 @@ type filteredWatch struct {
 	// expired is closed by expire; expireOnce guards it.
 	expired    chan struct{}
 	expireOnce sync.Once
+	// startOnce guards the goroutine's start (start or expire).
+	startOnce sync.Once
 	// done is closed when run has ended.
 	done chan struct{}
 }
 
-// newFilteredWatch starts filtering inner through m; onDone (optional) is
-// called as the watch ends; dropped (optional) counts dropped events.
-func newFilteredWatch(inner watch.Interface, m *Matcher, onDone func(*filteredWatch), dropped *atomic.Int64) *filteredWatch {
-	w := &filteredWatch{inner: inner, matcher: m, onDone: onDone, dropped: dropped, out: make(chan watch.Event),
+// newFilteredWatch filters inner through m after prefix; dropped
+// (optional) counts dropped events. It runs once started (start, or
+// expire).
+func newFilteredWatch(inner watch.Interface, m *Matcher, prefix []watch.Event, dropped *atomic.Int64) *filteredWatch {
+	return &filteredWatch{inner: inner, matcher: m, prefix: prefix, dropped: dropped, out: make(chan watch.Event),
 		stop: make(chan struct{}), expired: make(chan struct{}), done: make(chan struct{})}
-	go w.run()
-	return w
 }
+
+// start runs the watch's goroutine.
+func (w *filteredWatch) start() { w.startOnce.Do(func() { go w.run() }) }
 
 // ResultChan implements watch.Interface.
 func (w *filteredWatch) ResultChan() <-chan watch.Event { return w.out }
@@ -51,7 +190,10 @@ func (w *filteredWatch) ResultChan() <-chan watch.Event { return w.out }
 func (w *filteredWatch) Stop() { w.stopOnce.Do(func() { close(w.stop) }) }
 
 // expire ends the watch with 410 Gone.
-func (w *filteredWatch) expire() { w.expireOnce.Do(func() { close(w.expired) }) }
+func (w *filteredWatch) expire() {
+	w.expireOnce.Do(func() { close(w.expired) })
+	w.start()
+}
 
 // gone is the error event expire sends.
 var gone = watch.Event{Type: watch.Error, Object: &metav1.Status{
@@ -66,6 +208,12 @@ func (w *filteredWatch) run() {
 	if w.onDone != nil {
 		defer w.onDone(w)
 	}
+	for _, ev := range w.prefix {
+		if !w.pass(ev) {
+			return
+		}
+	}
+	w.prefix = nil
 	in := w.inner.ResultChan()
 	for {
 		var ev watch.Event
@@ -85,16 +233,47 @@ func (w *filteredWatch) run() {
 			if w.dropped != nil {
 				w.dropped.Add(1)
 			}
+			w.progress(ev)
 			continue
 		}
-		select {
-		case w.out <- ev:
-		case <-w.stop:
-			return
-		case <-w.expired:
-			w.send(gone)
+		if !w.pass(ev) {
 			return
 		}
+		w.progress(ev)
+	}
+}
+
+// progress reports ev's resource version to onProgress, once the stream
+// is past any initial events (the initial-events-end bookmark ends them).
+func (w *filteredWatch) progress(ev watch.Event) {
+	if w.onProgress == nil || w.onSynced != nil && !w.synced {
+		return
+	}
+	if o, err := meta.Accessor(ev.Object); err == nil && ev.Type != watch.Error {
+		w.onProgress(o.GetResourceVersion())
+	}
+}
+
+// pass delivers ev; false when the watch ended first (stopped, or
+// expired: then the 410 was sent).
+func (w *filteredWatch) pass(ev watch.Event) bool {
+	switch {
+	case ev.Type == watch.Error && w.onError != nil:
+		w.onError()
+	case ev.Type == watch.Bookmark && w.onSynced != nil:
+		if o, err := meta.Accessor(ev.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			w.onSynced(o.GetResourceVersion())
+			w.synced = true
+		}
+	}
+	select {
+	case w.out <- ev:
+		return true
+	case <-w.stop:
+		return false
+	case <-w.expired:
+		w.send(gone)
+		return false
 	}
 }
 

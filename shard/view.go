@@ -30,6 +30,15 @@ type Change struct {
 	// expired). Always empty without fencing. A later Change, with the
 	// same Assignment, hands them out (in Gained) once released.
 	Withheld []int
+
+	// ring is the publishing Member's handover, through which the Sources
+	// fed with Changes announce what they have listed and learn what the
+	// other members have; nil for a Change not made by a Member.
+	ring *handover
+	// final marks the last Change of a member leaving its ring: its
+	// Sources drop what it lost at once, since it will not be around
+	// for the handover.
+	final bool
 }
 
 // Handed returns the slices c.Member hands out under c, increasing: those
@@ -69,6 +78,14 @@ type view struct {
 	// cur is the last assignment published, nil before the first.
 	cur *Assignment
 
+	// settle is how long the live members must stay the same before the
+	// first assignment, unless a peer has published already
+	// (MemberOptions.JoinWindow); 0 publishes at once.
+	settle time.Duration
+	// forming is the live set seen while settling, since when.
+	forming []string
+	since   time.Time
+
 	// fenced holds gained slices back until released (MemberOptions.Fenced).
 	fenced bool
 	// margin is how long after a peer's Lease expiry it may still hand out
@@ -99,6 +116,14 @@ const knownLimit = 16
 // earliest instant a blocking peer's Lease runs out, margin included).
 func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next time.Time) {
 	live, next := LiveMembers(peers, now)
+	if v.cur == nil {
+		if wait := v.settling(peers, live, now); !wait.IsZero() {
+			if next.IsZero() || wait.Before(next) {
+				next = wait
+			}
+			return Change{}, false, next
+		}
+	}
 	changed := v.cur == nil || !slices.Equal(v.cur.members, live)
 	if !v.fenced {
 		if !changed {
@@ -130,6 +155,30 @@ func (v *view) observe(peers []Peer, now time.Time) (c Change, ok bool, next tim
 	return c, true, next
 }
 
+// settling holds the first assignment back while the ring forms, so that
+// replicas started together do not each claim everything for a moment: it
+// returns when to look again, or zero once the live members (live, at now)
+// have stayed the same for settle. A member that sees a live peer
+// announcing an assignment joins an established ring, which takes it in at
+// once: it does not wait.
+func (v *view) settling(peers []Peer, live []string, now time.Time) time.Time {
+	if v.settle <= 0 {
+		return time.Time{}
+	}
+	for _, p := range peers {
+		if p.Identity != v.self && p.Assignment != "" && p.Live(now) {
+			return time.Time{}
+		}
+	}
+	if v.since.IsZero() || !slices.Equal(live, v.forming) {
+		v.forming, v.since = live, now
+	}
+	if until := v.since.Add(v.settle); now.Before(until) {
+		return until
+	}
+	return time.Time{}
+}
+
 // leaving is the last Change of a member that leaves the ring: cur without
 // it, everything it handed out lost. ok is false when it has nothing to
 // publish (no assignment yet, or already out of the ring).
@@ -146,7 +195,7 @@ func (v *view) leaving() (c Change, ok bool) {
 		v.handed, v.withheld = nil, nil
 	}
 	v.cur, v.published = next, next
-	return Change{Member: v.self, Assignment: next, Previous: prev, Diff: Diff{Lost: lost}}, true
+	return Change{Member: v.self, Assignment: next, Previous: prev, Diff: Diff{Lost: lost}, final: true}, true
 }
 
 // fence splits the slices self owns in cur into those it may hand out and

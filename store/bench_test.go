@@ -12,6 +12,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -80,7 +81,7 @@ func impls(b *testing.B) []impl {
 	node := func(p *corev1.Pod) (string, bool) { return p.Spec.NodeName, true }
 	cg := cache.NewIndexer(cache.MetaNamespaceKeyFunc, benchIndexers())
 	cgLister := corev1listers.NewPodLister(cg)
-	di := store.NewIndexer(cache.MetaNamespaceKeyFunc, benchIndexers())
+	di := lwcache.NewIndexer(cache.MetaNamespaceKeyFunc, benchIndexers())
 	diLister := corev1listers.NewPodLister(di)
 	return []impl{
 		typedImpl(b, "listwatch", store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": nodeOf}}),

@@ -112,10 +112,9 @@
 //
 // # client-go drop-in
 //
-// NewIndexer(keyFunc, indexers) returns a cache.Indexer (and
-// cache.TransactionStore) with client-go's semantics on the same engine,
-// so client-go's generated listers work on it; see NewIndexer for the few
-// deliberate differences, all where client-go panics.
+// clientgo/tools/cache's NewIndexer and NewStore return a cache.Indexer
+// (and cache.TransactionStore) with client-go's semantics on this engine,
+// so client-go's generated listers work on it.
 //
 // # Testing
 //

@@ -8,26 +8,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/dropin"
 )
 
-// NewIndexer is a drop-in for client-go's cache.NewIndexer, built on the same
-// engine as Store[T] (over any). It keeps client-go's semantics: Add and
-// Update upsert and record the object's resource version; Delete records
-// it even for an absent key; a key function error comes back as a
-// cache.KeyError; Replace fails on the first key error without changing
-// anything; indexers may be added after population, and a name conflict
-// is an error; ByIndex, IndexKeys and Index of an unknown index are errors
-// while ListIndexFuncValues returns an empty list; IndexKeys is sorted;
-// Resync does nothing; LastStoreSyncResourceVersion returns the recorded
-// resource version (client-go's behaviour with its default AtomicFIFO gate).
-// It also implements cache.TransactionStore.
-//
-// Deliberate differences, all where client-go would panic: an index
-// function error is returned by the write that triggered it (which then
-// changes nothing) instead of panicking; a nil key function makes every
-// keyed call fail with ErrNoKeyFunc; a nil index function yields no values.
-// Replace does not build a second map: see Store.Replace.
-func NewIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer {
+func init() { dropin.NewIndexer = newIndexer }
+
+// newIndexer is client-go's cache.NewIndexer on the same engine as Store[T]
+// (over any), for the drop-in in clientgo/tools/cache (see its NewIndexer
+// for the semantics and the few deliberate differences, all where
+// client-go would panic). Replace does not build a second map: see
+// Store.Replace.
+func newIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer {
 	ci := &cacheIndexer{c: newCore[any](), keyFunc: keyFunc, indexers: cache.Indexers{}}
 	// A fresh store has no objects, so adding can only fail on names,
 	// and map keys are unique.

@@ -21,7 +21,7 @@ var benchImpls = []struct {
 	new  func() cgQueue
 }{
 	{"listwatch", func() cgQueue {
-		return NewTypedRateLimitingQueue(NewItemExponentialRateLimiter[string](time.Microsecond, time.Second))
+		return rateLimited(NewItemExponentialRateLimiter[string](time.Microsecond, time.Second))
 	}},
 	{"client-go", func() cgQueue {
 		return cgworkqueue.NewTypedRateLimitingQueue(

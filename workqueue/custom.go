@@ -1,12 +1,9 @@
 package workqueue
 
-import (
-	cgworkqueue "k8s.io/client-go/util/workqueue"
-)
-
-// Custom storage: a drop-in queue made with client-go's TypedQueueConfig.Queue
-// keeps the ready items in that Queue instead of the ring and the heap (see
-// "Custom storage" in the package documentation). The hooks are in
+// Custom storage: a queue made with Options.Storage (client-go's
+// TypedQueueConfig.Queue, through the drop-in) keeps the ready items in that
+// Queue instead of the ring and the heap (see "Custom storage" in the
+// package documentation). The hooks are in
 // addLocked (Touch), enqueueLocked (Push) and Get (readyLen, popCustom).
 
 // readyLen is the number of items Get can hand out now; q.mu is held.
@@ -30,7 +27,3 @@ func (q *Typed[T]) popCustom() (int32, bool) {
 	q.queued--
 	return idx, true
 }
-
-// customQueue is the Queue field of client-go's queue configs, as the
-// drop-in constructors pass it on to New.
-type customQueue[T comparable] = cgworkqueue.Queue[T]

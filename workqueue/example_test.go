@@ -52,7 +52,7 @@ func Example() {
 
 // Priorities: the high-priority item jumps the queue.
 func ExampleTyped_AddWithOptions() {
-	q := workqueue.NewTyped[string]()
+	q := workqueue.New(context.Background(), workqueue.Options[string]{})
 	defer q.ShutDown()
 	q.Add("routine")
 	_ = q.AddWithOptions("urgent", workqueue.AddOptions{Priority: 10})

@@ -1,97 +1,47 @@
 package workqueue
 
 import (
-	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/listwatch/listwatch/workqueue/workqueuetest"
 	"k8s.io/utils/clock"
 )
 
-// fakeMetric records every update.
-type fakeMetric struct {
-	mu    sync.Mutex
-	value float64
-	obs   []float64
-}
-
-func (m *fakeMetric) Inc()              { m.add(1) }
-func (m *fakeMetric) Dec()              { m.add(-1) }
-func (m *fakeMetric) add(d float64)     { m.mu.Lock(); m.value += d; m.mu.Unlock() }
-func (m *fakeMetric) Set(v float64)     { m.mu.Lock(); m.value = v; m.mu.Unlock() }
-func (m *fakeMetric) Observe(v float64) { m.mu.Lock(); m.obs = append(m.obs, v); m.mu.Unlock() }
-
-func (m *fakeMetric) get() (float64, []float64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.value, slices.Clone(m.obs)
-}
-
-// fakeProvider hands out one fakeMetric per kind (names are ignored).
-type fakeProvider struct {
-	depth, adds, latency, work, unfinished, longest, retries fakeMetric
-}
-
-func (p *fakeProvider) NewDepthMetric(string) GaugeMetric            { return &p.depth }
-func (p *fakeProvider) NewAddsMetric(string) CounterMetric           { return &p.adds }
-func (p *fakeProvider) NewLatencyMetric(string) HistogramMetric      { return &p.latency }
-func (p *fakeProvider) NewWorkDurationMetric(string) HistogramMetric { return &p.work }
-func (p *fakeProvider) NewUnfinishedWorkSecondsMetric(string) SettableGaugeMetric {
-	return &p.unfinished
-}
-func (p *fakeProvider) NewLongestRunningProcessorSecondsMetric(string) SettableGaugeMetric {
-	return &p.longest
-}
-func (p *fakeProvider) NewRetriesMetric(string) CounterMetric { return &p.retries }
-
-func expectValue(t *testing.T, name string, m *fakeMetric, want float64) {
-	t.Helper()
-	if got, _ := m.get(); got != want {
-		t.Fatalf("%s = %v, want %v", name, got, want)
-	}
-}
-
-func expectObs(t *testing.T, name string, m *fakeMetric, want ...float64) {
-	t.Helper()
-	if _, got := m.get(); !slices.Equal(got, want) {
-		t.Fatalf("%s observations = %v, want %v", name, got, want)
-	}
-}
-
 func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &fakeProvider{}
+		p := &workqueuetest.Provider{}
 		q := newTestQueue(t, Options[string]{Name: "test", MetricsProvider: p})
 		q.Add("a")
 		q.Add("b")
 		q.Add("a") // collapsed: not counted
-		expectValue(t, "adds", &p.adds, 2)
-		expectValue(t, "depth", &p.depth, 2)
+		p.Adds.ExpectValue(t, "adds", 2)
+		p.Depth.ExpectValue(t, "depth", 2)
 		time.Sleep(time.Second)
 		a, _ := q.Get()
-		expectValue(t, "depth", &p.depth, 1)
-		expectObs(t, "latency", &p.latency, 1)
+		p.Depth.ExpectValue(t, "depth", 1)
+		p.Latency.ExpectObs(t, "latency", 1)
 		time.Sleep(2 * time.Second)
 		q.Done(a)
-		expectObs(t, "work duration", &p.work, 2)
+		p.Work.ExpectObs(t, "work duration", 2)
 		b, _ := q.Get()
-		expectObs(t, "latency", &p.latency, 1, 3)
+		p.Latency.ExpectObs(t, "latency", 1, 3)
 		time.Sleep(1500 * time.Millisecond) // refresh ticks every 500ms since creation
 		synctest.Wait()
-		expectValue(t, "unfinished work", &p.unfinished, 1.5)
-		expectValue(t, "longest running", &p.longest, 1.5)
+		p.Unfinished.ExpectValue(t, "unfinished work", 1.5)
+		p.Longest.ExpectValue(t, "longest running", 1.5)
 		q.Done(b)
 		q.AddAfter("c", time.Second)
 		q.AddRateLimited("d")
 		mustAdd(t, q, "e", AddOptions{After: time.Second}) // not a retry
-		expectValue(t, "retries", &p.retries, 2)
+		p.Retries.ExpectValue(t, "retries", 2)
 	})
 }
 
 func TestMetricsNeedNameAndProvider(t *testing.T) {
-	if q := newTestQueue(t, Options[string]{MetricsProvider: &fakeProvider{}}); q.metrics != nil {
+	if q := newTestQueue(t, Options[string]{MetricsProvider: &workqueuetest.Provider{}}); q.metrics != nil {
 		t.Fatal("unnamed queue records metrics")
 	}
 	if q := newTestQueue(t, Options[string]{Name: "x"}); q.metrics != nil {
@@ -182,7 +132,7 @@ func (discardProvider) NewRetriesMetric(string) CounterMetric { return discardMe
 // items are in flight than the inflight list tracks.
 func TestUnfinishedWorkBeyondInflightList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &fakeProvider{}
+		p := &workqueuetest.Provider{}
 		q := newTestQueue(t, Options[int]{Name: "many", MetricsProvider: p})
 		for i := range maxInflight + 8 {
 			q.Add(i)
@@ -192,8 +142,8 @@ func TestUnfinishedWorkBeyondInflightList(t *testing.T) {
 		}
 		time.Sleep(time.Second) // two refreshes, the last one second after the Gets
 		synctest.Wait()
-		expectValue(t, "unfinished work", &p.unfinished, float64(maxInflight+8))
-		expectValue(t, "longest running", &p.longest, 1)
+		p.Unfinished.ExpectValue(t, "unfinished work", float64(maxInflight+8))
+		p.Longest.ExpectValue(t, "longest running", 1)
 		for i := range maxInflight + 8 {
 			q.Done(i)
 		}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	cgworkqueue "k8s.io/client-go/util/workqueue"
 )
 
 // Clock is the narrowest clock the queue needs: the current time, and a timer
@@ -54,9 +56,11 @@ type Options[T comparable] struct {
 	// call is rejected or ignored: see MisuseKind. It must not block.
 	OnMisuse func(kind MisuseKind)
 
-	// queue, set only by the drop-in constructors, is a custom storage for
-	// the ready items (see custom.go).
-	queue customQueue[T]
+	// Storage, when set, stores and orders the ready items instead of the
+	// queue's own ring and heap: client-go's Queue interface, which
+	// client-go's TypedQueueConfig.Queue takes (see "Custom storage" in the
+	// package documentation). AddOptions.Priority then has no effect.
+	Storage cgworkqueue.Queue[T]
 }
 
 // AddOptions qualifies one AddWithOptions call.

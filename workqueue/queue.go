@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	cgworkqueue "k8s.io/client-go/util/workqueue"
 )
 
 // Typed is a work queue of comparable items: deduplicating, one worker per
@@ -53,7 +55,7 @@ type Typed[T comparable] struct {
 	queued int
 	// custom, when set, stores and orders the ready items instead of the
 	// ring and the heap (client-go's Queue config field; see custom.go).
-	custom customQueue[T]
+	custom cgworkqueue.Queue[T]
 	// processing counts entries with stProcessing.
 	processing int
 	// inflight lists up to maxInflight entries, each with stProcessing and
@@ -110,7 +112,7 @@ func New[T comparable](ctx context.Context, opts Options[T]) *Typed[T] {
 		logger:   klog.FromContext(ctx),
 		name:     opts.Name,
 		onMisuse: opts.OnMisuse,
-		custom:   opts.queue,
+		custom:   opts.Storage,
 		wake:     make(chan struct{}, 1),
 		stop:     make(chan struct{}),
 	}

@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -21,8 +22,15 @@ var queueImpls = []struct {
 	name string
 	new  queueCtor
 }{
-	{"listwatch", func(l cgworkqueue.TypedRateLimiter[string]) cgQueue { return NewTypedRateLimitingQueue(l) }},
+	{"listwatch", func(l cgworkqueue.TypedRateLimiter[string]) cgQueue { return rateLimited(l) }},
 	{"client-go", func(l cgworkqueue.TypedRateLimiter[string]) cgQueue { return cgworkqueue.NewTypedRateLimitingQueue(l) }},
+}
+
+// rateLimited is the queue clientgo/util/workqueue's
+// NewTypedRateLimitingQueue builds: it lives until ShutDown, as client-go's
+// does, which takes no context.
+func rateLimited(l RateLimiter[string]) *Typed[string] {
+	return New(context.Background(), Options[string]{RateLimiter: l}) //lint:allow-background the queue ends with ShutDown, as client-go's
 }
 
 // runBoth runs scenario against each queue implementation in a bubble. The

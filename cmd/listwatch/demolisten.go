@@ -15,17 +15,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/informer/promprovider"
+	"github.com/listwatch/listwatch/informer/statuspage"
 	"github.com/listwatch/listwatch/reflector"
+	wqprom "github.com/listwatch/listwatch/workqueue/promprovider"
 )
 
 // observer serves the demo's status page at / and its Prometheus metrics
-// at /metrics (demo --listen). The demo's informer is built through its
-// factory so that both see it.
+// at /metrics (demo --listen): the informers' and the controller's work
+// queue's. The demo's informer is built through its factory so that both
+// see it.
 type observer struct {
-	f   *informer.Factory
+	f   *factory.Factory
 	p   *promprovider.Provider
+	wq  *wqprom.Provider
 	srv *http.Server
 	url string
 	wg  sync.WaitGroup
@@ -35,14 +39,17 @@ type observer struct {
 func listen(ctx context.Context, addr string, log io.Writer) (*observer, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	o := &observer{f: informer.NewFactory(informer.FactoryOptions{})}
+	o := &observer{f: factory.New(factory.Options{})}
 	var err error
 	if o.p, err = promprovider.Register(reg, o.f); err != nil {
 		return nil, err
 	}
+	if o.wq, err = wqprom.New(wqprom.Options{Registerer: reg}); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.Handle("GET /{$}", informer.StatusHandler(o.f, informer.StatusOptions{Title: "listwatch demo", Relists: o.p.Relists}))
+	mux.Handle("GET /{$}", statuspage.Handler(o.f, statuspage.Options{Title: "listwatch demo", Relists: o.p.Relists}))
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)

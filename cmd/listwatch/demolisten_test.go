@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/listwatch/listwatch/informer/statuspage"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/listwatch/listwatch/informer"
 )
 
 // demo --listen serves the status page and /metrics while it runs, and
@@ -56,7 +55,7 @@ func TestDemoListenServesStatusAndMetrics(t *testing.T) {
 		return resp.Header.Get("Content-Type"), string(body)
 	}
 	_, body := fetch(base + "?format=json")
-	var rep informer.StatusReport
+	var rep statuspage.Report
 	if err := json.Unmarshal([]byte(body), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,8 @@ func TestDemoListenServesStatusAndMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"informer_cache_objects", "informer_handler_pending", "informer_reflector_relists_total", "go_goroutines"} {
+	for _, name := range []string{"informer_cache_objects", "informer_handler_pending", "informer_reflector_relists_total",
+		"workqueue_depth", "workqueue_adds_total", "workqueue_work_duration_seconds", "go_goroutines"} {
 		if mfs[name] == nil {
 			t.Errorf("/metrics lacks %s", name)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/listwatch/listwatch/examples/reconciler"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -23,7 +24,7 @@ const slowWork = 2 * time.Millisecond
 // demoBackoff retries sooner than client-go's defaults (800ms doubling to
 // 30s, reset after 2m without failures), so that a one-minute demo with a
 // fault every few seconds shows recovery rather than long waits.
-var demoBackoff = reflector.BackoffConfig{Initial: 200 * time.Millisecond, Max: time.Second, ResetAfter: 5 * time.Second}
+var demoBackoff = reflector.Backoff{Initial: 200 * time.Millisecond, Max: time.Second, ResetAfter: 5 * time.Second}
 
 // demo is one run of the demo command.
 type demo struct {
@@ -110,13 +111,17 @@ func (s *demo) build(ctx context.Context) error {
 		// Through the observer's factory, so the page and /metrics see it;
 		// the demo still runs it itself.
 		opts.Reflector.Metrics = teeMetrics{s.m, s.obs.p.Reflector(opts.Name)}
-		s.inf, err = informer.For(s.obs.f, "v1/configmaps", informer.Selection{},
-			func(informer.Selection) cache.ListerWatcherWithContext { return s.src }, opts)
+		s.inf, err = factory.For(s.obs.f, "v1/configmaps", factory.Selection{},
+			func(factory.Selection) cache.ListerWatcherWithContext { return s.src }, opts)
 	}
 	if err != nil {
 		return err
 	}
-	if s.ctrl, err = reconciler.New(ctx, s.inf, s.cl.writer); err != nil {
+	ropts := reconciler.Options{Informer: s.inf, Writer: s.cl.writer}
+	if s.obs != nil {
+		ropts.Metrics = s.obs.wq
+	}
+	if s.ctrl, err = reconciler.New(ctx, ropts); err != nil {
 		return err
 	}
 	inOrder := informer.InOrder

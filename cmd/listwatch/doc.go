@@ -17,7 +17,7 @@
 // namespace of its own on a real cluster, and deletes that namespace at the
 // end. A $KUBECONFIG in the environment alone never selects a real cluster.
 // With --listen ADDR it also serves, while it runs, the informers' status
-// page (informer.StatusHandler) at / and Prometheus metrics
+// page (statuspage.Handler) at / and Prometheus metrics
 // (informer/promprovider, plus the Go runtime's) at /metrics.
 //
 // watch resolves RESOURCE (pods, cm, deployments.apps, deploy.v1.apps) by

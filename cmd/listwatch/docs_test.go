@@ -5,9 +5,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	lwworkqueue "github.com/listwatch/listwatch/clientgo/util/workqueue"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/workqueue"
 )
@@ -15,15 +17,18 @@ import (
 // The code snippets of docs/migration.md, kept here so that they compile;
 // they are not run.
 
-func docsDropIn(lw cache.ListerWatcher) {
-	inf := informer.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
-	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]())
+// docsDropIn is step 1: client-go code with the import prefix changed
+// (lwcache and lwworkqueue are clientgo/tools/cache and
+// clientgo/util/workqueue, imported as cache and workqueue in the guide).
+func docsDropIn(lw lwcache.ListerWatcher) {
+	inf := lwcache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, lwcache.Indexers{})
+	queue := lwworkqueue.NewTypedRateLimitingQueue(lwworkqueue.DefaultTypedControllerRateLimiter[string]())
 	_, _ = inf, queue
 }
 
 func docsTyped(ctx context.Context, cs kubernetes.Interface, enqueue func(*corev1.ConfigMap)) error {
-	f := informer.NewFactory(informer.FactoryOptions{})
-	inf, err := informer.Typed[*corev1.ConfigMap, *corev1.ConfigMapList](f, "configmaps", informer.Selection{},
+	f := factory.New(factory.Options{})
+	inf, err := factory.Typed[*corev1.ConfigMap, *corev1.ConfigMapList](f, "configmaps", factory.Selection{},
 		func(ns string) reflector.Client[*corev1.ConfigMapList] { return cs.CoreV1().ConfigMaps(ns) },
 		informer.Options[*corev1.ConfigMap]{Transform: informer.StripManagedFields[*corev1.ConfigMap]})
 	if err != nil {

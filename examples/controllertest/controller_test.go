@@ -35,7 +35,7 @@ func start(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	ctl, err := reconciler.New(ctx, inf, &reconciler.FakeWriter{Server: srv})
+	ctl, err := reconciler.New(ctx, reconciler.Options{Informer: inf, Writer: &reconciler.FakeWriter{Server: srv}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // NewInformerFunc is client-go's cache.NewSharedIndexInformer signature,
-// which listwatch's informer.NewSharedIndexInformer shares.
+// which listwatch's lwcache.NewSharedIndexInformer shares.
 type NewInformerFunc func(cache.ListerWatcher, runtime.Object, time.Duration, cache.Indexers) cache.SharedIndexInformer
 
 // ClientGoCounter counts pods per node the client-go way.
@@ -24,7 +24,7 @@ type ClientGoCounter struct {
 }
 
 // NewClientGoCounter builds the controller with newInformer:
-// cache.NewSharedIndexInformer or informer.NewSharedIndexInformer.
+// cache.NewSharedIndexInformer or lwcache.NewSharedIndexInformer.
 func NewClientGoCounter(lw cache.ListerWatcher, newInformer NewInformerFunc) *ClientGoCounter {
 	c := &ClientGoCounter{
 		informer: newInformer(lw, &corev1.Pod{}, 0, cache.Indexers{

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/informer"
 )
 
 type counter interface {
@@ -31,7 +31,7 @@ func TestAllThreeCountTheSame(t *testing.T) {
 			return NewClientGoCounter(lw, cache.NewSharedIndexInformer)
 		},
 		"client-go code, listwatch drop-in": func(_ context.Context, lw *fake.ListerWatcher) counter {
-			return NewClientGoCounter(lw, informer.NewSharedIndexInformer)
+			return NewClientGoCounter(lw, lwcache.NewSharedIndexInformer)
 		},
 		"listwatch typed": func(ctx context.Context, lw *fake.ListerWatcher) counter {
 			c, err := NewCounter(ctx, lw)

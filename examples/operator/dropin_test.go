@@ -17,8 +17,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/informer"
 )
 
 var impls = []Informers{Listwatch, ClientGo}
@@ -212,7 +212,7 @@ func TestNilTransformMeansNone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		srv.Create(t.Context(), newConfigMap("a", "1"))
-		inf := informer.NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: fake.ConfigMaps().GVR}),
+		inf := lwcache.NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: fake.ConfigMaps().GVR}),
 			&corev1.ConfigMap{}, 0, toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc})
 		if err := inf.SetTransform(nil); err != nil {
 			t.Fatal(err)

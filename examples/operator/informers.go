@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/listwatch/listwatch/informer"
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 )
 
 // NewInformerFunc is the type of controller-runtime's cache.Options.NewInformer:
@@ -20,7 +20,7 @@ type NewInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Durat
 type Informers string
 
 const (
-	// Listwatch builds informers with informer.NewSharedIndexInformer.
+	// Listwatch builds informers with lwcache.NewSharedIndexInformer.
 	Listwatch Informers = "listwatch"
 	// ClientGo builds client-go's own informers, for comparison.
 	ClientGo Informers = "client-go"
@@ -49,7 +49,7 @@ func (i *Informers) Set(s string) error {
 func (i Informers) NewInformer() (NewInformerFunc, error) {
 	switch i {
 	case Listwatch, "":
-		return informer.NewSharedIndexInformer, nil
+		return lwcache.NewSharedIndexInformer, nil
 	case ClientGo:
 		return toolscache.NewSharedIndexInformer, nil
 	}

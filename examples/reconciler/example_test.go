@@ -21,7 +21,7 @@ func Example() {
 	inf, _ := informer.New(informer.Options[*corev1.ConfigMap]{
 		Source: srv.ListerWatcher(fake.LWOptions{Resource: fake.ConfigMaps().GVR}),
 	})
-	c, _ := reconciler.New(ctx, inf, &reconciler.FakeWriter{Server: srv})
+	c, _ := reconciler.New(ctx, reconciler.Options{Informer: inf, Writer: &reconciler.FakeWriter{Server: srv}})
 	mirrored := make(chan *corev1.ConfigMap, 1)
 	inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(cm *corev1.ConfigMap, _ bool) {
 		if cm.Name == "app-mirror" {

@@ -9,6 +9,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -51,11 +52,27 @@ type Controller struct {
 	reconciles, retries int
 }
 
-// New wires a controller to an informer on ConfigMaps (not yet running).
-func New(ctx context.Context, inf *informer.Informer[*corev1.ConfigMap], w Writer) (*Controller, error) {
-	c := &Controller{inf: inf, writer: w, queue: workqueue.New(ctx, workqueue.Options[string]{
-		Name:        "mirror",
-		RateLimiter: workqueue.NewItemExponentialRateLimiter[string](5*time.Millisecond, 10*time.Second),
+// Options configures New. Informer and Writer are required.
+type Options struct {
+	// Informer caches the ConfigMaps (not yet running).
+	Informer *informer.Informer[*corev1.ConfigMap]
+	// Writer writes the mirrors.
+	Writer Writer
+	// Metrics, when set, receives the work queue's metrics (queue "mirror"),
+	// e.g. a workqueue/promprovider.Provider.
+	Metrics workqueue.MetricsProvider
+}
+
+// New wires a controller to an informer on ConfigMaps.
+func New(ctx context.Context, opts Options) (*Controller, error) {
+	if opts.Informer == nil || opts.Writer == nil {
+		return nil, errors.New("reconciler: Options.Informer and Options.Writer are required")
+	}
+	inf := opts.Informer
+	c := &Controller{inf: inf, writer: opts.Writer, queue: workqueue.New(ctx, workqueue.Options[string]{
+		Name:            "mirror",
+		RateLimiter:     workqueue.NewItemExponentialRateLimiter[string](5*time.Millisecond, 10*time.Second),
+		MetricsProvider: opts.Metrics,
 	})}
 	enqueue := func(cm *corev1.ConfigMap) { c.queue.Add(sourceKey(cm)) }
 	_, err := inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{

@@ -28,7 +28,7 @@ func TestMirrorsConvergeUnderChurnAndFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
-		c, err := New(ctx, inf, &FakeWriter{Server: srv, FailEvery: 7})
+		c, err := New(ctx, Options{Informer: inf, Writer: &FakeWriter{Server: srv, FailEvery: 7}})
 		if err != nil {
 			t.Fatal(err)
 		}

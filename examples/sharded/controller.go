@@ -107,7 +107,9 @@ type Event struct {
 	// handlers got a key), "release" (it stops enqueueing a cached key: its
 	// slice was lost), "drop" (a key moved away from its cache and
 	// handlers, after the relist), "del" (a key was
-	// deleted on the server), "stats", "synced" (the informer synced),
+	// deleted on the server), "unowned" (a change of a key the replica
+	// does not own, not enqueued), "skip" (a worker found a queued key no
+	// longer owned), "stats", "synced" (the informer synced),
 	// "stopping" (handlers stop now: a graceful exit) or "error".
 	Ev string `json:"ev"`
 	// Key is the object's name, for add, drop and del.
@@ -197,7 +199,7 @@ func New(ctx context.Context, opts Options) (*Controller, error) {
 	}
 	c.inf = inf
 	if c.src != nil {
-		c.src.RelistWith(inf.Relist)
+		shard.Attach(c.src, inf) // relists from the cache; lost slices kept until handed over
 	}
 	c.queue = workqueue.New(ctx, workqueue.Options[string]{
 		Name:        "sharded",
@@ -217,8 +219,17 @@ func (h handler) OnAdd(cm *corev1.ConfigMap, _ bool) {
 	h.c.enqueue(cm)
 }
 
-func (h handler) OnUpdate(_, cm *corev1.ConfigMap) { h.c.enqueue(cm) }
+func (h handler) OnUpdate(_, cm *corev1.ConfigMap) {
+	if !h.c.opts.Unsharded && !h.c.owns(cm) {
+		h.c.emit(Event{Ev: "unowned", Key: cm.Name})
+	}
+	h.c.enqueue(cm)
+}
 
+// OnDelete hears a deletion on the server, also of a key whose slice the
+// replica is handing over (still cached until the new owner has listed
+// it): a controller that cleans up on delete does so here, whoever owns
+// the key now.
 func (h handler) OnDelete(cm *corev1.ConfigMap, _ bool) { h.c.emit(Event{Ev: "del", Key: cm.Name}) }
 
 func (h handler) OnMovedAway(cm *corev1.ConfigMap) { h.c.emit(Event{Ev: "drop", Key: cm.Name}) }
@@ -241,12 +252,15 @@ func (c *Controller) enqueue(cm *corev1.ConfigMap) {
 // onChange drives the Source and reports the change. From the moment the
 // Source has it, the replica enqueues no key of a lost slice (enqueue
 // checks Source.Owns), even though its cache and handlers keep them until
-// the relist: it reports those keys as released now.
+// their new owner has listed them: it reports those keys as released now.
+// A gained slice's keys already cached (a slice lost and handed back
+// before its new owner listed it) get no event of their own: it enqueues
+// them now, since their changes meanwhile were not enqueued.
 func (c *Controller) onChange(ch shard.Change) {
 	c.src.OnChange(ch)
 	c.emit(Event{Ev: "change", Members: ch.Assignment.Members(), Owned: len(ch.Assignment.Owned(ch.Member)),
 		Gained: len(ch.Gained), Lost: len(ch.Lost), Withheld: len(ch.Withheld)})
-	if len(ch.Lost) == 0 {
+	if ch.Empty() {
 		return
 	}
 	lost, err := ch.LostMatcher(shard.FieldUID)
@@ -254,9 +268,13 @@ func (c *Controller) onChange(ch shard.Change) {
 		c.emit(Event{Ev: "error", Err: err.Error()})
 		return
 	}
+	gained, _ := ch.GainedMatcher(shard.FieldUID)
 	for _, cm := range c.inf.Reader().List() {
-		if lost.Owns(cm) {
+		switch {
+		case lost.Owns(cm):
 			c.emit(Event{Ev: "release", Key: cm.Name})
+		case gained.Owns(cm):
+			c.enqueue(cm)
 		}
 	}
 }
@@ -380,6 +398,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	if !c.owns(cm) {
 		c.notOwned.Add(1)
+		c.emit(Event{Ev: "skip", Key: key})
 		return nil
 	}
 	h := ContentHash(cm.Data)

@@ -113,13 +113,28 @@ type world struct {
 	change   map[string]sharded.Event // replica → last change
 	synced   map[string]bool
 	gone     map[string]bool // stopping or killed: its reports no longer count
+	// told: key → whether some replica's handler ever got it; deleted:
+	// key → the replicas whose handler was told of its deletion
+	// (OnDelete, not a move).
+	told    map[string]bool
+	deleted map[string][]string
+	// history: key → what the replicas reported of it, and the changes,
+	// for the message of a step that does not converge.
+	history map[string][]string
+	changes []string
+	// first: replica → its first change; adds and drops: replica → how
+	// many keys its handlers got and dropped as moved away.
+	first       map[string]time.Time
+	adds, drops map[string]int
 }
 
 func newWorld() *world {
 	return &world{held: map[string]map[string]bool{}, added: map[string]map[string]time.Time{},
 		released: map[string]map[string]time.Time{},
 		dropped:  map[string]map[string]time.Time{}, stats: map[string]sharded.Event{},
-		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{}}
+		change: map[string]sharded.Event{}, synced: map[string]bool{}, gone: map[string]bool{},
+		told: map[string]bool{}, deleted: map[string][]string{}, history: map[string][]string{},
+		first: map[string]time.Time{}, adds: map[string]int{}, drops: map[string]int{}}
 }
 
 // record applies one report line of replica id.
@@ -138,10 +153,30 @@ func (w *world) record(id string, e sharded.Event) {
 	if w.held[id] == nil {
 		w.held[id] = map[string]bool{}
 	}
+	if e.Key != "" {
+		w.history[e.Key] = append(w.history[e.Key], fmt.Sprintf("%s %s %s", at.Format("15:04:05.000"), id, e.Ev))
+	}
+	switch e.Ev {
+	case "change":
+		if _, ok := w.first[id]; !ok {
+			w.first[id] = at
+		}
+	case "add":
+		w.adds[id]++
+	case "drop":
+		w.drops[id]++
+	}
+	if e.Ev == "change" {
+		w.changes = append(w.changes, fmt.Sprintf("%s %s %v owned %d gained %d lost %d withheld %d",
+			at.Format("15:04:05.000"), id, e.Members, e.Owned, e.Gained, e.Lost, e.Withheld))
+	}
 	switch e.Ev {
 	case "add":
 		w.held[id][e.Key] = true
 		w.added[id][e.Key] = at
+		if id != "base" {
+			w.told[e.Key] = true
+		}
 	case "release":
 		w.released[id][e.Key] = at
 	case "drop":
@@ -149,6 +184,9 @@ func (w *world) record(id string, e sharded.Event) {
 		w.dropped[id][e.Key] = at
 	case "del":
 		delete(w.held[id], e.Key)
+		if id != "base" {
+			w.deleted[e.Key] = append(w.deleted[e.Key], id)
+		}
 	case "stats":
 		w.stats[id] = e
 	case "change":
@@ -188,10 +226,11 @@ func (w *world) holders() map[string][]string {
 
 // replica is one replica process.
 type replica struct {
-	id   string
-	cmd  *exec.Cmd
-	read chan struct{} // closed when its standard output is read to the end
-	log  string        // its standard error
+	id      string
+	started time.Time
+	cmd     *exec.Cmd
+	read    chan struct{} // closed when its standard output is read to the end
+	log     string        // its standard error
 }
 
 // e2e is one run: a server, its clients and the replicas.
@@ -205,6 +244,10 @@ type e2e struct {
 	live  map[string]*replica
 	// fenced runs the replicas with -fenced.
 	fenced bool
+	// mu guards removed: the ConfigMaps the churn deleted since the
+	// last step.
+	mu      sync.Mutex
+	removed []string
 }
 
 func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
@@ -232,6 +275,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	e.churnOn()
 	stopChurn()
 	total := e.converged("3 replicas start")
+	e.startCost("r0", "r1", "r2")
 	e.report(total, base, gate)
 	e.kill(base)
 
@@ -273,7 +317,7 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 	e.waitRing("r0", "r2", "r3", "r4", "r5")
 	e.churnOn()
 	stopChurn()
-	e.converged("3 → 5")
+	e.converged("3 → 5 (r4, r5 join)")
 	e.gracefulHandover("3 → 5 (r4, r5 join)", before)
 
 	// Scale in: 5 → 2, graceful exits.
@@ -298,6 +342,19 @@ func runReplicaProcesses(t *testing.T, bin string, gate, fenced bool) {
 			t.Logf("%s (last report): %d reconciles, %d patches, %d queued keys found no longer owned (skipped)",
 				id, s.Reconciles, s.Patches, s.NotOwned)
 		}
+	}
+}
+
+// startCost logs, for replicas started together, when each published its
+// first assignment and how many keys its handlers got and dropped as moved
+// away until the ring converged: with the join window, each lists only
+// its part, at the price of listing later.
+func (e *e2e) startCost(ids ...string) {
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	for _, id := range ids {
+		e.t.Logf("%s: first assignment %v after its start; %d keys added, %d moved away until the ring converged",
+			id, e.world.first[id].Sub(e.live[id].started).Round(time.Millisecond), e.world.adds[id], e.world.drops[id])
 	}
 }
 
@@ -354,7 +411,7 @@ func (e *e2e) start(id string, extra ...string) *replica {
 	args := append([]string{"-kubeconfig", e.kubeconfig(id), "-namespace", e2eNamespace, "-ring", e2eRing,
 		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
 		"-renew-interval", e2eRenew.String(), fmt.Sprintf("-fenced=%v", e.fenced)}, extra...)
-	r := &replica{id: id, cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
+	r := &replica{id: id, started: time.Now(), cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
 		log: filepath.Join(e.dir, id+".log")}
 	stderr, err := os.Create(r.log)
 	if err != nil {
@@ -536,11 +593,19 @@ func (e *e2e) converged(step string) int {
 			owner := a.OwnerOfKey(string(cm.UID))
 			got := hs[cm.Name]
 			if len(got) != 1 || got[0] != owner {
-				return false, fmt.Sprintf("%s held by %v, owner %s", cm.Name, got, owner)
+				e.world.mu.Lock()
+				h, cs := e.world.history[cm.Name], e.world.changes
+				e.world.mu.Unlock()
+				return false, fmt.Sprintf("%s held by %v, owner %s; its history:\n%s\nchanges:\n%s", cm.Name, got, owner,
+					strings.Join(h, "\n"), strings.Join(cs[max(0, len(cs)-30):], "\n"))
 			}
 			held++
 			if h := sharded.ContentHash(cm.Data); cm.Annotations[sharded.HashAnnotation] != h {
-				return false, fmt.Sprintf("%s reconciled at %q, content %q", cm.Name, cm.Annotations[sharded.HashAnnotation], h)
+				e.world.mu.Lock()
+				hist := e.world.history[cm.Name]
+				e.world.mu.Unlock()
+				return false, fmt.Sprintf("%s (rv %s) reconciled at %q by %s, content %q; its history:\n%s", cm.Name, cm.ResourceVersion,
+					cm.Annotations[sharded.HashAnnotation], cm.Annotations[sharded.ByAnnotation], h, strings.Join(hist, "\n"))
 			}
 		}
 		if len(hs) != held {
@@ -550,7 +615,38 @@ func (e *e2e) converged(step string) int {
 	})
 	e.t.Logf("%s: %d ConfigMaps held once by their owners and reconciled at their final content %v after the churn stopped",
 		step, n, took.Round(time.Millisecond))
+	e.deletions(step)
 	return n
+}
+
+// deletions logs how many of the ConfigMaps the churn deleted since the
+// last step some replica's handler had got, and of those how many no
+// replica was told of as deleted: a controller cleaning up on delete
+// would leak them. Lost ones are an error after a join, where the old
+// owner keeps the slices it hands over until the new owner has listed
+// them (a crash, or a graceful exit whose handlers stop first, cannot).
+func (e *e2e) deletions(step string) {
+	e.mu.Lock()
+	removed := e.removed
+	e.removed = nil
+	e.mu.Unlock()
+	e.world.mu.Lock()
+	defer e.world.mu.Unlock()
+	seen, lost := 0, 0
+	for _, k := range removed {
+		if !e.world.told[k] {
+			continue // created and deleted before any replica listed it
+		}
+		seen++
+		if len(e.world.deleted[k]) == 0 {
+			lost++
+			e.t.Logf("%s: %s was deleted, and no replica was told", step, k)
+		}
+	}
+	e.t.Logf("%s: %d deletions of ConfigMaps some replica had; %d told to no replica as deleted", step, seen, lost)
+	if lost > 0 && strings.Contains(step, "join") {
+		e.t.Errorf("%s: %d deletions lost in a join's handovers", step, lost)
+	}
 }
 
 // handover logs, for every key held by one replica in before and by
@@ -677,7 +773,11 @@ func (e *e2e) churn() func() {
 				}
 			case len(names) > 0: // delete
 				i := rng.IntN(len(names))
-				_ = cms.Delete(ctx, names[i], metav1.DeleteOptions{})
+				if err := cms.Delete(ctx, names[i], metav1.DeleteOptions{}); err == nil {
+					e.mu.Lock()
+					e.removed = append(e.removed, names[i])
+					e.mu.Unlock()
+				}
 				names = slices.Delete(names, i, i+1)
 			}
 		}

@@ -35,9 +35,9 @@ func TestRenderedShapes(t *testing.T) {
 	}
 	for _, want := range []string{
 		"retrywatcher: method (*Machine) Step(time.Time, Input) []Effect\n",
-		"retrywatcher: type Backoff = github.com/listwatch/listwatch/reflector.Backoff\n",
+		"retrywatcher: type Options struct\n",
 		"retrywatcher: type Input interface, has unexported methods\n",
-		"reflector: type BackoffConfig = Backoff\n",
+		"reflector: type Backoff struct\n",
 		"reflector: method (Backoff) Delay(int, *math/rand/v2.Rand) time.Duration\n",
 	} {
 		if !strings.Contains(string(text), want) {

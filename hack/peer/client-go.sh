@@ -52,7 +52,8 @@ ci=k8s.io/client-go/tools/cache
 port sharedinformer sharedinformer tools/cache/shared_informer_test.go -dot $ci \
 	-rename NewSharedInformer=peerNewSharedInformer \
 	-assert sharedIndexInformer=SharedIndexInformer \
-	-drop eventHandlerCount,isStarted,isRegistered,TestListenerResyncPeriods,TestListenerResyncPeriodsDelayed,testListenerResyncPeriods,TestResyncCheckPeriod,TestSharedInformerWatchDisruption
+	-drop eventHandlerCount,isStarted,isRegistered,TestListenerResyncPeriods,TestListenerResyncPeriodsDelayed,testListenerResyncPeriods,TestResyncCheckPeriod \
+	-unassign informer.clock,informer.processor.clock
 port sharedinformer sharedinformer tools/cache/util_test.go
 port sharedinformer sharedinformer tools/cache/main_test.go
 cp "$here/client-go/_introspect_test.go" sharedinformer/introspect_test.go
@@ -87,7 +88,7 @@ fi
 
 # --- the shims: the only difference between the modes ------------------------
 if [[ $mode == listwatch ]]; then
-	inf='lwinformer.' wqp='lwworkqueue.' rw='retrywatcher.'
+	inf='lwinformer.' wqp='lwworkqueue.' rw='lwwatch.'
 else
 	inf='cache.' wqp='cgworkqueue.' rw='cgwatch.'
 fi
@@ -103,7 +104,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
-	lwinformer "github.com/listwatch/listwatch/informer"
+	lwinformer "github.com/listwatch/listwatch/clientgo/tools/cache"
 )
 
 var _ = lwinformer.NewSharedIndexInformer
@@ -132,11 +133,13 @@ import (
 
 	cgworkqueue "k8s.io/client-go/util/workqueue"
 
-	lwworkqueue "github.com/listwatch/listwatch/workqueue"
+	lwworkqueue "github.com/listwatch/listwatch/clientgo/util/workqueue"
+	lwrl "github.com/listwatch/listwatch/workqueue"
 )
 
 var (
 	_ = lwworkqueue.NewTyped[any]
+	_ = lwrl.NewItemExponentialRateLimiter[any]
 	_ time.Duration
 )
 
@@ -167,23 +170,23 @@ if [[ $mode == listwatch ]]; then
 	cat >>workqueue/zz_peer_shim_test.go <<'EOF'
 
 func peerNewItemExponentialFailureRateLimiter(base, max time.Duration) cgworkqueue.RateLimiter {
-	return lwworkqueue.NewItemExponentialRateLimiter[any](base, max)
+	return lwrl.NewItemExponentialRateLimiter[any](base, max)
 }
 
 func peerNewItemFastSlowRateLimiter(fast, slow time.Duration, maxFast int) cgworkqueue.RateLimiter {
-	return lwworkqueue.NewItemFastSlowRateLimiter[any](fast, slow, maxFast)
+	return lwrl.NewItemFastSlowRateLimiter[any](fast, slow, maxFast)
 }
 
 func peerNewMaxOfRateLimiter(limiters ...cgworkqueue.RateLimiter) cgworkqueue.RateLimiter {
-	ls := make([]lwworkqueue.RateLimiter[any], len(limiters))
+	ls := make([]lwrl.RateLimiter[any], len(limiters))
 	for i, l := range limiters {
 		ls[i] = l
 	}
-	return lwworkqueue.NewMaxOfRateLimiter[any](ls...)
+	return lwrl.NewMaxOfRateLimiter[any](ls...)
 }
 
 func peerNewWithMaxWaitRateLimiter(l cgworkqueue.RateLimiter, max time.Duration) cgworkqueue.RateLimiter {
-	return lwworkqueue.NewWithMaxWaitRateLimiter[any](l, max)
+	return lwrl.NewWithMaxWaitRateLimiter[any](l, max)
 }
 EOF
 else
@@ -223,12 +226,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 	cgwatch "k8s.io/client-go/tools/watch"
 
-	"github.com/listwatch/listwatch/retrywatcher"
+	lwwatch "github.com/listwatch/listwatch/clientgo/tools/watch"
 )
 
 var (
 	_ = cgwatch.NewRetryWatcherWithContext
-	_ = retrywatcher.NewRetryWatcherWithContext
+	_ = lwwatch.NewRetryWatcherWithContext
 )
 
 // resourceVersionGetter is tools/watch's unexported interface of the same

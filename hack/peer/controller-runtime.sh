@@ -36,7 +36,7 @@ CR_VERSION=${PEER_CR_VERSION:-v0.25.2}
 packages=(./pkg/cache/... ./pkg/controller ./pkg/source)
 
 case $mode in
-listwatch) ctor='lwinformer.NewSharedIndexInformer' want='*informer.compatInformer' ;;
+listwatch) ctor='lwinformer.NewSharedIndexInformer' want='*cache.listwatchInformer' ;;
 baseline) ctor='cache.NewSharedIndexInformer' want='*cache.sharedIndexInformer' ;;
 *) echo "controller-runtime.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
@@ -70,7 +70,7 @@ package internal
 import (
 	"k8s.io/client-go/tools/cache"
 
-	lwinformer "github.com/listwatch/listwatch/informer"
+	lwinformer "github.com/listwatch/listwatch/clientgo/tools/cache"
 )
 
 var (

@@ -3,8 +3,8 @@
 # against listwatch's drop-ins (listwatch, the default) or against the
 # peers' own constructors (baseline, which proves the harness), prints
 # passed/failed/skipped per suite and fails on any failure not listed in
-# hack/peer/known-failures.txt. Suites: controller-runtime client-go (both by
-# default). See docs/testing.md, "Peer suites".
+# hack/peer/known-failures.txt. Suites: controller-runtime client-go
+# client-go-rewritten (all by default). See docs/testing.md, "Peer suites".
 #
 # Environment:
 #   PEER_WORKDIR  where the peers' code is copied and built (default: a
@@ -19,8 +19,8 @@ GO=${GO:-go}
 mode=${1:-listwatch}
 shift || true
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime client-go)
-case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [client-go]" >&2; exit 2 ;; esac
+[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime client-go client-go-rewritten)
+case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [client-go] [client-go-rewritten]" >&2; exit 2 ;; esac
 
 if [[ -n ${PEER_WORKDIR:-} ]]; then
 	work=$PEER_WORKDIR
@@ -54,20 +54,22 @@ for suite in "${suites[@]}"; do
 		export KUBEBUILDER_ASSETS
 		bash "$here/controller-runtime.sh" "$mode" "$work"
 		;;
-	client-go)
+	client-go | client-go-rewritten)
 		# Known failures whose reason starts with "hangs" are not run at all
 		# (go test -skip), or they would cost the whole timeout.
 		PEER_SKIP=$("$work/peertool" hangs -suite "$suite" -known "$known")
 		export PEER_SKIP
-		bash "$here/client-go.sh" "$mode" "$work" "$work/peertool"
+		bash "$here/$suite.sh" "$mode" "$work" "$work/peertool"
 		;;
 	*) echo "peer: unknown suite $suite" >&2; exit 2 ;;
 	esac
 	d=$work/$suite
 	reports=$(find "$d" -maxdepth 1 -name 'ginkgo-*.json' | sort | paste -sd, -)
+	dropped=()
+	[[ ! -f $d/dropped.txt ]] || dropped=(-dropped "$d/dropped.txt")
 	set +e
 	out=$("$work/peertool" summary -suite "$suite" -known "$known" -gotest "$d/gotest.json" \
-		-ginkgo "$reports" -exit "$(cat "$d/exit")")
+		-ginkgo "$reports" -exit "$(cat "$d/exit")" "${dropped[@]}")
 	rc=$?
 	set -e
 	out="${out/peer $suite /peer $suite ($mode, $((SECONDS - start)) s) }"

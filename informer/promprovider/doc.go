@@ -1,14 +1,14 @@
 // Package promprovider exports informer metrics to Prometheus: the
 // reflector's requests, relists and errors, the cache, the delta FIFO and
-// every handler's lag, for every informer of a [informer.Factory], with one
+// every handler's lag, for every informer of a [factory.Factory], with one
 // call.
 //
 // # Usage
 //
-//	f := informer.NewFactory(informer.FactoryOptions{})
+//	f := factory.New(factory.Options{})
 //	p, err := promprovider.Register(metrics.Registry, f) // or any prometheus.Registerer
 //	if err != nil { ... }
-//	pods, err := informer.Typed[*corev1.Pod, *corev1.PodList](f, "v1/pods", informer.Selection{}, client,
+//	pods, err := factory.Typed[*corev1.Pod, *corev1.PodList](f, "v1/pods", factory.Selection{}, client,
 //		informer.Options[*corev1.Pod]{Name: "pods"})
 //
 // Register adds a [Provider], a prometheus.Collector, that reads every
@@ -18,42 +18,20 @@
 // counters (lists, watches, relists by cause, errors by reason, events by
 // type, time to first sync) are events rather than state: Register has
 // the factory send them to [Provider.Reflector] for every informer without
-// reflector metrics of its own ([informer.Factory.ObserveReflectors];
+// reflector metrics of its own ([factory.Factory.Observe];
 // atomic increments, no allocation). An informer built without a factory
 // is added with [Provider.AddInformer] and counts its reflector with
-// p.Reflector(name) as its reflector.Config.Metrics.
+// p.Reflector(name) as its reflector.Config.Metrics and its
+// informer.Options.Processing.
 //
 // Every family is labelled with the informer's name and its group, version
 // and resource (parsed from the factory's resource name: use a GVR's
 // String() or "group/version/resource" to fill all three), as client-go's
 // informer metrics are (KEP-4346); handler families add "handler", the
 // handler's informer.HandlerOptions.Name, or its index in registration
-// order when it has none. The families:
-//
-//	informer_queued_items                      gauge    keys in the delta FIFO (client-go's name)
-//	informer_store_resource_version            gauge    15 low digits of the last synced RV (client-go's name)
-//	informer_processing_latency_seconds        histogram  a popped batch applied and handed out (client-go's name)
-//	informer_cache_objects                     gauge    cached objects
-//	informer_cache_index_values{index}         gauge    distinct values of each cache index
-//	informer_synced                            gauge    1 once the first list was processed
-//	informer_dropped_objects_total             counter  objects refused by Transform or of the wrong type
-//	informer_reflector_phase{phase}            gauge    1 for the current phase (listing, streaming, watching, backoff, stopped)
-//	informer_reflector_consecutive_failures    gauge    failed attempts since the last success
-//	informer_reflector_last_error{reason}      gauge    1 with the last error's reason, while there is one
-//	informer_reflector_lists_total             counter  list requests (pages)
-//	informer_reflector_watches_total           counter  watch requests, streaming lists included
-//	informer_reflector_relists_total{cause}    counter  list cycles by cause (None: the first)
-//	informer_reflector_errors_total{reason}    counter  errors by reason
-//	informer_reflector_watch_events_total{type} counter  watch events by type
-//	informer_reflector_first_sync_seconds      gauge    start of the first list to its hand-over to the store
-//	informer_handler_pending{handler}          gauge    entries waiting for the handler
-//	informer_handler_oldest_pending_seconds    gauge    age of the oldest waiting entry
-//	informer_handler_busy_seconds              gauge    time running without a break
-//	informer_handler_processed_total           counter  handler calls
-//	informer_handler_coalesced_total           counter  notifications folded into a pending entry
-//	informer_handler_panics_total              counter  handler calls that panicked
-//	informer_handler_duration_seconds_total    counter  time spent in the handler
-//	informer_handler_synced                    gauge    1 once the handler had the initial list
+// order when it has none. The families, their types, labels and meanings
+// are listed once, in docs/operations.md ("Metrics"); a test holds that
+// table to the families a Provider describes.
 //
 // The reflector families and the processing latency come through
 // [Provider.Reflector] (which Register wires for a factory's informers);

@@ -12,6 +12,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/informer/promprovider"
 	"github.com/listwatch/listwatch/reflector"
 )
@@ -25,15 +26,15 @@ func ExampleRegister() {
 	srv.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}})
 
 	reg := prometheus.NewRegistry() // controller-runtime: metrics.Registry
-	f := informer.NewFactory(informer.FactoryOptions{})
+	f := factory.New(factory.Options{})
 	defer f.Shutdown()
 	p, err := promprovider.Register(reg, f)
 	if err != nil {
 		log.Fatal(err)
 	}
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
-	_, err = informer.For(f, gvr.String(), informer.Selection{},
-		func(informer.Selection) cache.ListerWatcherWithContext {
+	_, err = factory.For(f, gvr.String(), factory.Selection{},
+		func(factory.Selection) cache.ListerWatcherWithContext {
 			return srv.ListerWatcher(fake.LWOptions{Resource: gvr})
 		},
 		informer.Options[*corev1.ConfigMap]{Name: "configmaps",

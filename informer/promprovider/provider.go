@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -32,7 +33,7 @@ type Provider struct {
 	now func() time.Time
 
 	mu         sync.Mutex
-	factories  []*informer.Factory
+	factories  []*factory.Factory
 	informers  []single
 	reflectors map[string]*ReflectorMetrics
 }
@@ -50,11 +51,11 @@ var _ prometheus.Collector = (*Provider)(nil)
 //	p, err := promprovider.Register(metrics.Registry, factory)
 //
 // The reflector counters of f's informers come with it (through
-// [informer.Factory.ObserveReflectors]); for an informer built without a
+// [factory.Factory.Observe]); for an informer built without a
 // factory, pass p.Reflector(name) as its Options.Reflector.Metrics.
 // Calling Register again on the same registry adds f to the Provider
 // already registered.
-func Register(reg prometheus.Registerer, f *informer.Factory) (*Provider, error) {
+func Register(reg prometheus.Registerer, f *factory.Factory) (*Provider, error) {
 	p, err := New(Options{Registerer: reg})
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func New(opts Options) (*Provider, error) {
 
 // AddFactory exports every informer f hands out, now or later. Informer
 // names must be unique across everything a Provider exports.
-func (p *Provider) AddFactory(f *informer.Factory) {
+func (p *Provider) AddFactory(f *factory.Factory) {
 	p.mu.Lock()
 	for _, g := range p.factories {
 		if g == f {
@@ -103,7 +104,7 @@ func (p *Provider) AddFactory(f *informer.Factory) {
 	// The factory's informers that have no reflector metrics of their own
 	// count into p.Reflector(name), those built later included. Outside
 	// p.mu: the factory calls back into p.Reflector under its own lock.
-	f.ObserveReflectors(func(name string) reflector.Metrics { return p.Reflector(name) })
+	f.Observe(func(name string) factory.Metrics { return p.Reflector(name) })
 }
 
 // AddInformer exports an informer built without a Factory, labelled with
@@ -114,10 +115,12 @@ func (p *Provider) AddInformer(inf informer.Snapshotter, gvr schema.GroupVersion
 	p.informers = append(p.informers, single{inf, gvr})
 }
 
-// Reflector returns the reflector.Metrics for the informer called name
-// (its Options.Name), the same one for the same name:
+// Reflector returns the reflector.Metrics, which is also the
+// informer.ProcessingObserver, for the informer called name (its
+// Options.Name), the same one for the same name:
 //
-//	informer.Options[*corev1.Pod]{Name: "pods", Reflector: reflector.Config[*corev1.Pod]{Metrics: p.Reflector("pods")}}
+//	m := p.Reflector("pods")
+//	informer.Options[*corev1.Pod]{Name: "pods", Reflector: reflector.Config[*corev1.Pod]{Metrics: m}, Processing: m}
 //
 // Its counters are exported with the labels of the informer of that name,
 // or with empty group, version and resource if there is none.
@@ -134,7 +137,7 @@ func (p *Provider) Reflector(name string) *ReflectorMetrics {
 
 // Relists returns the list cycles by cause of the informer called name,
 // as counted by Reflector(name); nil if Reflector(name) was never called.
-// It fits informer.StatusOptions.Relists.
+// It fits statuspage.Options.Relists.
 func (p *Provider) Relists(name string) map[string]int64 {
 	p.mu.Lock()
 	m := p.reflectors[name]
@@ -149,7 +152,7 @@ func (p *Provider) Relists(name string) map[string]int64 {
 // metrics, both sorted by name.
 func (p *Provider) snapshots() ([]informer.Snapshot, []string, map[string]*ReflectorMetrics) {
 	p.mu.Lock()
-	factories := append([]*informer.Factory(nil), p.factories...)
+	factories := append([]*factory.Factory(nil), p.factories...)
 	singles := append([]single(nil), p.informers...)
 	refl := make(map[string]*ReflectorMetrics, len(p.reflectors))
 	names := make([]string, 0, len(p.reflectors))

@@ -23,6 +23,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -32,8 +33,8 @@ var (
 	podGVR = corev1.SchemeGroupVersion.WithResource("pods")
 )
 
-func source(srv *fake.Server, gvr fake.GVR) func(informer.Selection) cache.ListerWatcherWithContext {
-	return func(s informer.Selection) cache.ListerWatcherWithContext {
+func source(srv *fake.Server, gvr fake.GVR) func(factory.Selection) cache.ListerWatcherWithContext {
+	return func(s factory.Selection) cache.ListerWatcherWithContext {
 		return srv.ListerWatcher(fake.LWOptions{Resource: gvr, Namespace: s.Namespace})
 	}
 }
@@ -106,11 +107,11 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := prometheus.NewRegistry()
-		f := informer.NewFactory(informer.FactoryOptions{})
+		f := factory.New(factory.Options{})
 		defer f.Shutdown()
 		// One informer built before Register, one after: one call wires
 		// both, the reflector counters included.
-		pods, err := informer.For(f, podGVR.String(), informer.Selection{}, source(srv, podGVR), informer.Options[*corev1.Pod]{Name: "pods"})
+		pods, err := factory.For(f, podGVR.String(), factory.Selection{}, source(srv, podGVR), informer.Options[*corev1.Pod]{Name: "pods"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cms, err := informer.For(f, cmGVR.String(), informer.Selection{}, source(srv, cmGVR), informer.Options[*corev1.ConfigMap]{
+		cms, err := factory.For(f, cmGVR.String(), factory.Selection{}, source(srv, cmGVR), informer.Options[*corev1.ConfigMap]{
 			Name:     "configmaps",
 			Indexers: store.Indexers[*corev1.ConfigMap]{"byName": func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Name[:2]}, nil }}})
 		if err != nil {
@@ -232,7 +233,7 @@ func TestScrapeMatchesSnapshots(t *testing.T) {
 
 func TestRegisterTwiceSharesTheProvider(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	f1, f2 := informer.NewFactory(informer.FactoryOptions{}), informer.NewFactory(informer.FactoryOptions{})
+	f1, f2 := factory.New(factory.Options{}), factory.New(factory.Options{})
 	p1, err := Register(reg, f1)
 	if err != nil {
 		t.Fatal(err)

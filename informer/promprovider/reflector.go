@@ -82,6 +82,9 @@ func (m *ReflectorMetrics) Event(t watch.EventType) {
 	m.events[i].Add(1)
 }
 
+// Observing implements informer.ProcessingObserver: always.
+func (m *ReflectorMetrics) Observing() bool { return true }
+
 // ObserveProcessing implements informer.ProcessingObserver: the time a
 // batch popped from the informer's queue took to apply and hand to the
 // handlers (informer_processing_latency_seconds).

@@ -24,6 +24,9 @@
 //	shard_source_dropped_objects_total{source}     counter  listed objects the client filter dropped
 //	shard_source_dropped_events_total{source}      counter  watch events the client filter dropped
 //	shard_source_reassignments_total{source}       counter  changes of the member's part
+//	shard_source_local_relists_total{source}       counter  relists served from the informer's cache
+//	shard_source_confirm_lists_total{source}       counter  lists confirming slices handed over
+//	shard_source_handover_deletions_total{source}  counter  deletions found by those, told by this member
 //
 // Objects per shard: a replica's part is its sharded informer's cache, which
 // informer/promprovider exports as informer_cache_objects; shard.Census and
@@ -59,6 +62,9 @@ var (
 	descDroppedObjects = prometheus.NewDesc("shard_source_dropped_objects_total", "Listed objects the client-side filter dropped.", sourceLabels, nil)
 	descDroppedEvents  = prometheus.NewDesc("shard_source_dropped_events_total", "Watch events the client-side filter dropped.", sourceLabels, nil)
 	descReassignments  = prometheus.NewDesc("shard_source_reassignments_total", "Changes of the member's part.", sourceLabels, nil)
+	descLocalRelists   = prometheus.NewDesc("shard_source_local_relists_total", "Relists served from the informer's cache (only gained slices listed from the server).", sourceLabels, nil)
+	descConfirmLists   = prometheus.NewDesc("shard_source_confirm_lists_total", "Lists of slices handed over, confirming which of their objects still exist.", sourceLabels, nil)
+	descHandoverDels   = prometheus.NewDesc("shard_source_handover_deletions_total", "Objects of slices handed over found deleted before their new owner listed them, told as deletions here.", sourceLabels, nil)
 )
 
 // Collector is a prometheus.Collector over members and sources.
@@ -95,7 +101,8 @@ func (c *Collector) AddSource(name string, s *shard.Source) {
 // Describe sends every family's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMembers, descOwned, descWithheld, descAgreed, descSynced, descConflicts,
-		descRenewed, descRenewFails, descLists, descServerFiltered, descDroppedObjects, descDroppedEvents, descReassignments} {
+		descRenewed, descRenewFails, descLists, descServerFiltered, descDroppedObjects, descDroppedEvents, descReassignments,
+		descLocalRelists, descConfirmLists, descHandoverDels} {
 		ch <- d
 	}
 }
@@ -132,6 +139,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descDroppedObjects, st.DroppedObjects)
 		counter(descDroppedEvents, st.DroppedEvents)
 		counter(descReassignments, st.Reassignments)
+		counter(descLocalRelists, st.LocalRelists)
+		counter(descConfirmLists, st.ConfirmLists)
+		counter(descHandoverDels, st.HandoverDeletions)
 	}
 }
 

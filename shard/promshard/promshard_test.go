@@ -37,7 +37,7 @@ func TestCollector(t *testing.T) {
 		}
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		m, err := shard.NewMember(ctx, shard.MemberOptions{Client: cs, Namespace: "ring", Ring: "pods", Identity: "a",
-			Slices: 8, Clock: clocktesting.NewFakeClock(t0), OnChange: src.OnChange})
+			Slices: 8, Clock: clocktesting.NewFakeClock(t0), JoinWindow: -1, OnChange: src.OnChange})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,8 @@ func TestCollector(t *testing.T) {
 			"shard_lease_renewed_timestamp_seconds": float64(t0.Unix()),
 			"shard_source_lists_total":              1, "shard_source_server_filtered_lists_total": 0,
 			"shard_source_dropped_objects_total": float64(st.DroppedObjects), "shard_source_dropped_events_total": 0,
-			"shard_source_reassignments_total": 2,
+			"shard_source_reassignments_total": 2, "shard_source_local_relists_total": 0, "shard_source_confirm_lists_total": 0,
+			"shard_source_handover_deletions_total": 0,
 		}
 		for name, v := range want {
 			if g, ok := got[name]; !ok || g != v {

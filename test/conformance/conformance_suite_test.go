@@ -25,7 +25,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		return // the fake variant runs alone
 	}
 	var err error
-	shared, err = testapiserver.Start(ctx, GinkgoT(), testapiserver.Options{})
+	shared, err = testapiserver.Start(ctx, GinkgoT(), testapiserver.Options{
+		// Shard selectors are alpha in v1.36 (shardSpecs).
+		ExtraAPIServerArgs: []string{"--feature-gates=ShardedListAndWatch=true"},
+	})
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("shared apiserver %s ready in %v\n", shared.URL(), shared.Timings().APIServerReady)
 })
@@ -77,6 +80,7 @@ func registerSpecs(v variant) {
 	selectorSpecs(v, e)
 	errorSpecs(v, e)
 	writeSpecs(v, e)
+	shardSpecs(v, e)
 }
 
 // mustRealCluster wraps srv; compaction > 0 lets Compact wait that long.

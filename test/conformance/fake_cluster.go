@@ -46,6 +46,7 @@ func FakeOptions() fake.Options {
 		},
 		RequireNamespaces: true,
 		FieldManager:      "conformance.test",
+		ShardSelectors:    fake.ShardSelectorsApplied, // the shared apiserver has the gate on
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	lwwatch "github.com/listwatch/listwatch/clientgo/tools/watch"
 	"github.com/listwatch/listwatch/internal/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/retrywatcher"
@@ -97,7 +98,7 @@ var _ = Describe("Clients across a kube-apiserver kill -9", Ordered, func() {
 		lwCfg, lwReqs := counted(own.AdminConfig())
 		cgCfg, cgReqs := counted(own.AdminConfig())
 		relCfg, relReqs := counted(own.AdminConfig())
-		lwRW, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
+		lwRW, err := lwwatch.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
 			configMapLW(kubernetes.NewForConfigOrDie(lwCfg), ns))
 		Expect(err).NotTo(HaveOccurred())
 		cgRW, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
@@ -168,7 +169,7 @@ var _ = Describe("Clients across a kube-apiserver kill -9", Ordered, func() {
 			known = append(known, &list.Items[i])
 		}
 
-		lwRW, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion, configMapLW(cs, ns))
+		lwRW, err := lwwatch.NewRetryWatcherWithContext(ctx, list.ResourceVersion, configMapLW(cs, ns))
 		Expect(err).NotTo(HaveOccurred())
 		cgRW, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, configMapLW(cs, ns))
 		Expect(err).NotTo(HaveOccurred())

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	lwwatch "github.com/listwatch/listwatch/clientgo/tools/watch"
 	"github.com/listwatch/listwatch/internal/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/retrywatcher"
@@ -104,7 +105,7 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 		lwCfg, lwReqs := counted(own.AdminConfig())
 		cgCfg, cgReqs := counted(own.AdminConfig())
 		relCfg, relReqs := counted(own.AdminConfig())
-		lwRW, err := retrywatcher.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
+		lwRW, err := lwwatch.NewRetryWatcherWithContext(ctx, list.ResourceVersion,
 			configMapLW(kubernetes.NewForConfigOrDie(lwCfg), ns))
 		Expect(err).NotTo(HaveOccurred())
 		cgRW, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion,

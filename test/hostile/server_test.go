@@ -39,6 +39,7 @@ const (
 	emptyRVBookmark   // a bookmark without a resourceVersion, then closes
 	badRVEvent        // an event whose object's resourceVersion is not a number, then closes
 	replay            // replays the log from the beginning, then carries on
+	closeSoon         // follows for a while (0.1 to 9.9 s), then closes
 	cutStream         // streaming list: some initial events, then closes
 	dropEndBookmark   // streaming list: every initial event, never the end bookmark
 	// List misbehaviour.
@@ -50,7 +51,7 @@ const (
 
 var behaviourNames = [...]string{
 	"healthy", "500", "429", "410", "403", "closeAtOnce", "bookmarkThenClose", "fewThenClose",
-	"error410", "error500", "badRVBookmark", "emptyRVBookmark", "badRVEvent", "replay", "cutStream",
+	"error410", "error500", "badRVBookmark", "emptyRVBookmark", "badRVEvent", "replay", "closeSoon", "cutStream",
 	"dropEndBookmark", "repeatContinue", "emptyListRV", "junkItems",
 }
 

@@ -37,7 +37,7 @@ func (w *stream) send(ctx context.Context, ev watch.Event) bool {
 
 var watchBehaviours = []behaviour{
 	failInternal, failThrottle, failExpired, failForbidden, closeAtOnce, bookmarkThenClose, fewThenClose,
-	errorEvent410, errorEvent500, badRVBookmark, emptyRVBookmark, badRVEvent, replay,
+	errorEvent410, errorEvent500, badRVBookmark, emptyRVBookmark, badRVEvent, replay, closeSoon,
 }
 
 var streamBehaviours = append(slices.Clone(watchBehaviours), cutStream, dropEndBookmark)
@@ -93,6 +93,9 @@ func (s *server) WatchWithContext(ctx context.Context, o metav1.ListOptions) (wa
 	}
 	if o.TimeoutSeconds != nil {
 		w.timeout = time.Duration(*o.TimeoutSeconds) * time.Second
+	}
+	if b == closeSoon {
+		w.timeout = time.Duration(1+s.rng.IntN(99)) * 100 * time.Millisecond
 	}
 	go w.run(ctx)
 	return w.out, nil
@@ -159,7 +162,7 @@ func (w *watchRun) run(ctx context.Context) {
 				return
 			}
 		}
-	default: // healthy, replay, dropEndBookmark
+	default: // healthy, replay, closeSoon, dropEndBookmark
 		w.follow(ctx, send)
 	}
 }

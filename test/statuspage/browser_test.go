@@ -22,7 +22,9 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/factory"
 	"github.com/listwatch/listwatch/informer/promprovider"
+	"github.com/listwatch/listwatch/informer/statuspage"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -79,19 +81,19 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 	if err := srv.FailNext(fake.Failure{Resource: podGVR, Times: 1 << 20, Kind: fake.Forbidden}); err != nil {
 		t.Fatal(err)
 	}
-	lw := func(gvr fake.GVR) func(informer.Selection) cache.ListerWatcherWithContext {
-		return func(s informer.Selection) cache.ListerWatcherWithContext {
+	lw := func(gvr fake.GVR) func(factory.Selection) cache.ListerWatcherWithContext {
+		return func(s factory.Selection) cache.ListerWatcherWithContext {
 			return srv.ListerWatcher(fake.LWOptions{Resource: gvr, Namespace: s.Namespace})
 		}
 	}
 
-	f := informer.NewFactory(informer.FactoryOptions{})
+	f := factory.New(factory.Options{})
 	defer f.Shutdown()
 	p, err := promprovider.Register(prometheus.NewRegistry(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := informer.For(f, cmGVR.String(), informer.Selection{}, lw(cmGVR), informer.Options[*corev1.ConfigMap]{Name: "configmaps",
+	cms, err := factory.For(f, cmGVR.String(), factory.Selection{}, lw(cmGVR), informer.Options[*corev1.ConfigMap]{Name: "configmaps",
 		Reflector: reflector.Config[*corev1.ConfigMap]{Metrics: p.Reflector("configmaps")}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,9 +109,9 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 	// test that the first one is published in its Status (the reflector
 	// publishes its status before it waits for the next attempt).
 	failures := make(chan struct{}, 2)
-	_, err = informer.For(f, podGVR.String(), informer.Selection{Namespace: "team-a"}, lw(podGVR), informer.Options[*corev1.Pod]{
+	_, err = factory.For(f, podGVR.String(), factory.Selection{Namespace: "team-a"}, lw(podGVR), informer.Options[*corev1.Pod]{
 		Name:      "pods in team-a",
-		Reflector: reflector.Config[*corev1.Pod]{Metrics: p.Reflector("pods in team-a"), Backoff: reflector.BackoffConfig{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond, Slow: 10 * time.Millisecond}},
+		Reflector: reflector.Config[*corev1.Pod]{Metrics: p.Reflector("pods in team-a"), Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond, Slow: 10 * time.Millisecond}},
 		WatchErrorHandler: func(context.Context, error) {
 			select {
 			case failures <- struct{}{}:
@@ -134,7 +136,7 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 		}
 	}
 
-	ts := httptest.NewServer(informer.StatusHandler(f, informer.StatusOptions{Title: "statuspage test", Relists: p.Relists}))
+	ts := httptest.NewServer(statuspage.Handler(f, statuspage.Options{Title: "statuspage test", Relists: p.Relists}))
 	defer ts.Close()
 	t.Logf("serving %s", ts.URL)
 

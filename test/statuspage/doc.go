@@ -1,4 +1,4 @@
-// Package statuspage checks informer.StatusHandler in a real browser: it
+// Package statuspage checks statuspage.Handler in a real browser: it
 // serves the status page of running informers (one healthy, one whose
 // requests are forbidden) on 127.0.0.1 and loads it in headless Chromium.
 //

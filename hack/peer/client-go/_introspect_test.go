@@ -51,7 +51,7 @@ func which(i SharedInformer) (v reflect.Value, clientGo bool) {
 	switch t := fmt.Sprintf("%T", i); t {
 	case "*cache.sharedIndexInformer":
 		return v, true
-	case "*informer.compatInformer":
+	case "*cache.listwatchInformer":
 		return field(v, "inf"), false // *informer.Informer[store.Object]
 	default:
 		panic("peer harness: unknown informer type " + t)
@@ -91,7 +91,7 @@ func isRegistered(i SharedInformer, h ResourceEventHandlerRegistration) bool {
 		}
 		return false
 	}
-	if fmt.Sprintf("%T", h) != "*informer.compatRegistration" {
+	if fmt.Sprintf("%T", h) != "*cache.registration" {
 		return false
 	}
 	reg := field(hv, "reg").Pointer()

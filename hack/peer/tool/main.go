@@ -1,7 +1,9 @@
 // Command tool is the helper of hack/peer/run.sh: it ports the peers' test
-// files onto listwatch's drop-ins (port) and summarises their results
-// against hack/peer/known-failures.txt (summary), and lists the known
-// failures that hang as a go test -skip pattern (hangs). Standard library only.
+// files onto listwatch's drop-ins (port), places client-go's test files into
+// listwatch's clientgo/ packages with only their imports rewritten
+// (rewrite), summarises the results against hack/peer/known-failures.txt
+// (summary), and lists the known failures that hang as a go test -skip
+// pattern (hangs). Standard library only.
 package main
 
 import (
@@ -11,13 +13,15 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tool port|summary|hangs ...")
+		fmt.Fprintln(os.Stderr, "usage: tool port|rewrite|summary|hangs ...")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "port":
 		err = port(os.Args[2:])
+	case "rewrite":
+		err = rewrite(os.Args[2:])
 	case "summary":
 		err = summary(os.Args[2:])
 	case "hangs":

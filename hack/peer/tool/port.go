@@ -27,11 +27,12 @@ func port(args []string) error {
 	rename := fs.String("rename", "", "comma-separated old=new; old is an identifier (unqualified use) or pkg.Name (qualified use)")
 	drop := fs.String("drop", "", "comma-separated names of functions, methods (Type.Method) and types to drop")
 	assert := fs.String("assert", "", "comma-separated from=to: x.(*from) becomes x.(to)")
+	unassign := fs.String("unassign", "", "comma-separated selectors (x.f, x.y.f): assignment statements to them are dropped, e.g. a peer's fake clock set into its unexported fields")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 || *out == "" || *pkg == "" {
-		return fmt.Errorf("usage: port -o out.go -pkg name [-dot path] [-rename a=b,...] [-drop f,...] [-assert a=b,...] in.go")
+		return fmt.Errorf("usage: port -o out.go -pkg name [-dot path] [-rename a=b,...] [-drop f,...] [-assert a=b,...] [-unassign x.f,...] in.go")
 	}
 	in := fs.Arg(0)
 	fset := token.NewFileSet()
@@ -157,6 +158,9 @@ func port(args []string) error {
 	if len(stale) > 0 {
 		return fmt.Errorf("%s: -rename/-assert names not found (stale list?): %v", in, stale)
 	}
+	if err := dropAssignments(f, set(*unassign)); err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
 	// A SelectorExpr whose Sel was cleared stands for the renamed identifier
 	// alone; replace it in place by printing and re-parsing is overkill, so
 	// patch the parents.
@@ -174,6 +178,53 @@ func port(args []string) error {
 		return err
 	}
 	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}
+
+// dropAssignments removes every single assignment `sel = value` whose
+// left-hand side prints as one of sels, and fails if one of sels is never
+// assigned (a stale list).
+func dropAssignments(f *ast.File, sels map[string]bool) error {
+	if len(sels) == 0 {
+		return nil
+	}
+	found := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		b, ok := n.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		kept := b.List[:0]
+		for _, st := range b.List {
+			if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.ASSIGN && len(as.Lhs) == 1 {
+				if name := selectorName(as.Lhs[0]); sels[name] {
+					found[name] = true
+					continue
+				}
+			}
+			kept = append(kept, st)
+		}
+		b.List = kept
+		return true
+	})
+	for s := range sels {
+		if !found[s] {
+			return fmt.Errorf("-unassign %s: no such assignment (stale list?)", s)
+		}
+	}
+	return nil
+}
+
+// selectorName prints a chain of selectors (x.y.f), or "" for anything else.
+func selectorName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		if x := selectorName(e.X); x != "" {
+			return x + "." + e.Sel.Name
+		}
+	}
+	return ""
 }
 
 func renameIdent(n ast.Node, unq map[string]string, renamed map[string]bool) {

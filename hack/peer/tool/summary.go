@@ -32,6 +32,7 @@ func summary(args []string) error {
 	gotest := fs.String("gotest", "", "go test -json output file")
 	ginkgo := fs.String("ginkgo", "", "comma-separated Ginkgo JSON report files")
 	exitCode := fs.Int("exit", 0, "exit status of go test")
+	droppedFile := fs.String("dropped", "", "the declarations dropped from the tests (hack/peer/tool rewrite -dropped), listed with their reasons")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -117,8 +118,17 @@ func summary(args []string) error {
 	}
 	slices.Sort(hung)
 	slices.Sort(fixed)
-	fmt.Printf("peer %-28s %4d passed, %3d failed (%d known), %3d skipped, %d not run (known to hang)\n",
-		*suite, counts["pass"], counts["fail"], len(expected), counts["skip"], len(hung))
+	dropped, err := readDropped(*droppedFile)
+	if err != nil {
+		return err
+	}
+	droppedNote := ""
+	if *droppedFile != "" {
+		droppedNote = fmt.Sprintf(", %d dropped", len(dropped))
+	}
+	fmt.Printf("peer %-28s %4d passed, %3d failed (%d known), %3d skipped, %d not run (known to hang)%s\n",
+		*suite, counts["pass"], counts["fail"], len(expected), counts["skip"], len(hung), droppedNote)
+	printDropped(dropped)
 	for _, n := range expected {
 		fmt.Printf("    known failure: %s\n", n)
 	}
@@ -406,4 +416,64 @@ func hangs(args []string) error {
 	slices.Sort(alts)
 	fmt.Println(strings.Join(alts, "|"))
 	return nil
+}
+
+// droppedTest is a test, benchmark, example or fuzz test that rewrite
+// dropped.
+type droppedTest struct{ name, file, reason string }
+
+// readDropped reads rewrite's -dropped file and returns the dropped tests
+// (helpers they used are named in their reasons); "" reads nothing.
+func readDropped(path string) ([]droppedTest, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []droppedTest
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.SplitN(line, " | ", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("%s: want 'name | file | reason', got %q", path, line)
+		}
+		_, decl, _ := strings.Cut(parts[0], ".")
+		for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
+			if strings.HasPrefix(decl, prefix) {
+				out = append(out, droppedTest{parts[0], parts[1], parts[2]})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// printDropped prints the count of dropped tests per package, then each
+// with its reason.
+func printDropped(ds []droppedTest) {
+	if len(ds) == 0 {
+		return
+	}
+	per := map[string]int{}
+	var pkgs []string
+	for _, d := range ds {
+		pkg, _, _ := strings.Cut(d.name, ".")
+		if per[pkg] == 0 {
+			pkgs = append(pkgs, pkg)
+		}
+		per[pkg]++
+	}
+	slices.Sort(pkgs)
+	var counts []string
+	for _, p := range pkgs {
+		counts = append(counts, fmt.Sprintf("%s %d", p, per[p]))
+	}
+	fmt.Printf("    dropped (need client-go's unexported identifiers), per package: %s\n", strings.Join(counts, ", "))
+	for _, d := range ds {
+		fmt.Printf("    dropped: %s (%s: %s)\n", d.name, d.file, d.reason)
+	}
 }

@@ -1,0 +1,219 @@
+package shard_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/reflector"
+	"github.com/listwatch/listwatch/shard"
+)
+
+// notes is a handler that records what it is told, by kind.
+type notes struct {
+	mu                    sync.Mutex
+	added, deleted, moved []string
+	unknown               []bool // finalStateUnknown of each deletion
+}
+
+func (n *notes) OnAdd(p *corev1.Pod, _ bool) {
+	n.mu.Lock()
+	n.added = append(n.added, p.Name)
+	n.mu.Unlock()
+}
+func (n *notes) OnUpdate(_, _ *corev1.Pod) {}
+func (n *notes) OnDelete(p *corev1.Pod, unknown bool) {
+	n.mu.Lock()
+	n.deleted, n.unknown = append(n.deleted, p.Name), append(n.unknown, unknown)
+	n.mu.Unlock()
+}
+func (n *notes) OnMovedAway(p *corev1.Pod) {
+	n.mu.Lock()
+	n.moved = append(n.moved, p.Name)
+	n.mu.Unlock()
+}
+
+// take returns and clears what was recorded, sorted.
+func (n *notes) take() (added, deleted, moved []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	added, deleted, moved = n.added, n.deleted, n.moved
+	n.added, n.deleted, n.moved, n.unknown = nil, nil, nil, nil
+	for _, s := range [][]string{added, deleted, moved} {
+		slices.Sort(s)
+	}
+	return added, deleted, moved
+}
+
+// TestSourceRelistsFromTheCache: with the Source attached to its informer,
+// a reassignment asks the server only for the slices gained, at the
+// cache's resource version, and drops the slices lost with no request at
+// all, as moved away; the cache holds exactly the member's part after
+// each. Paginated and streaming lists alike.
+func TestSourceRelistsFromTheCache(t *testing.T) {
+	for _, mode := range []reflector.WatchListMode{reflector.WatchListOff, reflector.WatchListForce} {
+		t.Run(fmt.Sprintf("watchlist %d", mode), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 5, ShardSelectors: fake.ShardSelectorsApplied})
+				pods := createPods(ctx, t, srv, 300)
+				owned := func(a *shard.Assignment, m string) []string {
+					var out []string
+					for _, p := range pods {
+						if a.OwnerOfKey(string(p.UID)) == m {
+							out = append(out, p.Name)
+						}
+					}
+					return out
+				}
+				src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src,
+					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 50}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				shard.Attach(src, inf)
+				h := &notes{}
+				if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				cached := func() []string { return cachedNames(inf) }
+				lists := func() (out []fake.Call) {
+					for _, c := range srv.Calls() {
+						if c.Verb == fake.VerbList || c.Options.SendInitialEvents != nil {
+							out = append(out, c)
+						}
+					}
+					return out
+				}
+
+				two := shard.MustAssign([]string{"a", "b"}, shard.Options{Slices: 64})
+				src.Update(shard.Change{Member: "a", Assignment: two, Diff: shard.Diff{Gained: two.Owned("a")}})
+				done := make(chan error, 1)
+				go func() { done <- inf.Run(ctx) }()
+				if err := inf.WaitForSync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				if added, _, _ := h.take(); !slices.Equal(added, owned(two, "a")) {
+					t.Fatalf("first sync added %d, want %d", len(added), len(owned(two, "a")))
+				}
+				before := len(lists())
+
+				// b leaves: a lists b's slices, and only them, at the cache's RV.
+				rv := inf.LastSyncResourceVersion()
+				one := two.Without("b")
+				src.Update(shard.Change{Member: "a", Assignment: one, Previous: two, Diff: shard.Diff{Gained: two.Owned("b")}})
+				synctest.Wait()
+				gainedSel, _, _ := two.Selector("b", shard.FieldUID)
+				calls := lists()[before:]
+				if len(calls) == 0 {
+					t.Fatal("no list of the gained slices")
+				}
+				for i, c := range calls {
+					if c.Verb != fake.VerbList || c.Options.ShardSelector != gainedSel ||
+						i == 0 && (c.Options.ResourceVersion != rv || c.Options.ResourceVersionMatch != metav1.ResourceVersionMatchExact) {
+						t.Fatalf("after b left, request %d: %v (shards %.60q), want a list of b's slices at exactly rv %s", i, c, c.Options.ShardSelector, rv)
+					}
+				}
+				if added, deleted, moved := h.take(); !slices.Equal(added, owned(two, "b")) || len(deleted)+len(moved) != 0 {
+					t.Fatalf("after b left: added %d (want %d), deleted %v, moved %v", len(added), len(owned(two, "b")), deleted, moved)
+				}
+				if got := cached(); len(got) != len(pods) {
+					t.Fatalf("a caches %d, want all %d", len(got), len(pods))
+				}
+
+				// c joins: a drops c's slices without asking the server.
+				before = len(lists())
+				three, _ := one.With("c")
+				src.Update(shard.Change{Member: "a", Assignment: three, Previous: one, Diff: shard.Diff{Lost: three.Owned("c")}})
+				synctest.Wait()
+				if calls := lists()[before:]; len(calls) != 0 {
+					t.Fatalf("after c joined a listed: %v", calls)
+				}
+				if added, deleted, moved := h.take(); !slices.Equal(moved, owned(three, "c")) || len(added)+len(deleted) != 0 {
+					t.Fatalf("after c joined: moved %d (want %d), added %v, deleted %v", len(moved), len(owned(three, "c")), added, deleted)
+				}
+				if got, want := cached(), owned(three, "a"); !slices.Equal(got, want) {
+					t.Fatalf("a caches %d, want %d", len(got), len(want))
+				}
+				if st := src.Stats(); st.LocalRelists != 2 {
+					t.Fatalf("Stats = %+v, want 2 local relists", st)
+				}
+
+				// The watch goes on under the new part: a change of a's pod
+				// arrives, c's does not.
+				for _, p := range pods[:20] {
+					p = p.DeepCopy()
+					p.ResourceVersion, p.Labels = "", map[string]string{"touched": "yes"}
+					if _, err := srv.Update(ctx, p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				synctest.Wait()
+				for _, p := range pods[:20] {
+					got, ok := inf.Reader().GetByKey("default/" + p.Name)
+					if mine := three.OwnerOfKey(string(p.UID)) == "a"; ok != mine || mine && got.Labels["touched"] != "yes" {
+						t.Fatalf("%s: cached %v (%v), owned by a %v", p.Name, ok, got, mine)
+					}
+				}
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// TestSourceRapidChanges: Changes in quick succession, each gaining
+// slices, make relists the reflector abandons for the next one; every
+// gained slice still reaches the cache, none twice, and the cache ends
+// holding exactly the member's part.
+func TestSourceRapidChanges(t *testing.T) {
+	for _, mode := range []reflector.WatchListMode{reflector.WatchListOff, reflector.WatchListForce} {
+		t.Run(fmt.Sprintf("watchlist %d", mode), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 6, ShardSelectors: fake.ShardSelectorsApplied})
+				pods := createPods(ctx, t, srv, 2000)
+				src, _ := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
+				inf, _ := informer.New(informer.Options[*corev1.Pod]{Source: src,
+					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 100}})
+				shard.Attach(src, inf)
+				ring := []string{"a", "b", "c", "d", "e"}
+				prev := shard.MustAssign(ring, shard.Options{Slices: 64})
+				src.Update(shard.Change{Member: "a", Assignment: prev})
+				done := make(chan error, 1)
+				go func() { done <- inf.Run(ctx) }()
+				if err := inf.WaitForSync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				for _, leaver := range ring[1:] { // b, c, d, e leave, back to back
+					next := prev.Without(leaver)
+					src.Update(shard.Change{Member: "a", Assignment: next, Previous: prev})
+					prev = next
+				}
+				synctest.Wait()
+				if got := inf.Reader().Len(); got != len(pods) {
+					t.Fatalf("a caches %d pods, want all %d", got, len(pods))
+				}
+				cancel()
+				<-done
+			})
+		})
+	}
+}
