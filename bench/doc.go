@@ -31,6 +31,13 @@
 // BenchmarkAddAfter, and, with the e2e build tag,
 // BenchmarkAPIServerLatency against a real kube-apiserver.
 //
+// BenchmarkRealMemory (real_test.go) is the memory claim: it fills a real
+// kube-apiserver with objects written the way a cluster writes them and
+// measures each subject (real_subjects_test.go; doors register their own)
+// syncing them in a child process of its own: bytes per cached object,
+// peak live heap during the sync, CPU and time to sync. BenchmarkMemory's
+// synthetic corpus stays as a fast regression check.
+//
 // Besides ns/op every benchmark reports CPU time per unit of work (process
 // user+sys time from getrusage, which counts every pipeline stage and the
 // garbage collector, where wall time would hide overlapped stages), and

@@ -43,14 +43,16 @@ var fanoutEvents = sync.OnceValues(func() ([]watch.Event, map[*corev1.Pod]int) {
 // sentinel pod added after the updates. Reported: CPU, allocations and
 // bytes per notification per fast listener, the p50 and p99 delay from
 // sending an event to the first fast handler seeing it, and the live-heap
-// growth over the round, which is the slow handler's backlog. Each
+// growth over the round, which is the slow handler's backlog, and the
+// peak of the heap (live objects and garbage not yet collected, sampled
+// every 5 ms) during the round above the live heap before it. Each
 // library uses its default delivery (listwatch coalesces per key for a
 // handler that falls behind; client-go buffers every notification).
 func BenchmarkFanout(b *testing.B) {
 	events, slotOf := fanoutEvents()
 	items := theCorpus().list[:fanoutPods]
-	for _, fast := range []int{1, 10, 50} {
-		for _, lib := range libs {
+	for _, fast := range envInts(b, "BENCH_FANOUT_HANDLERS", []int{1, 10, 50}) {
+		for _, lib := range libsWithDropin() {
 			b.Run(fmt.Sprintf("handlers=%d+slow/%s", fast, lib), func(b *testing.B) {
 				benchFanout(b, lib, fast, items, events, slotOf)
 			})
@@ -96,7 +98,10 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 	defer run.stop()
 	waitUntil(b, "sync", time.Minute, run.hasSynced)
 	heap0 := liveHeap()
+	var rvs rvStamper
+	rvs.prepare(b.N)
 	b.ResetTimer()
+	hs := sampleHeap(5 * time.Millisecond)
 	m := startMeter()
 	stopProfile := spanProfile(b)
 	paceStart := time.Now()
@@ -106,13 +111,14 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 		}
 		s := i % len(events)
 		sentAt[s].Store(int64(time.Since(base)))
-		feed.ch <- events[s]
+		feed.ch <- rvs.stamp(events[s])
 	}
 	feed.ch <- watch.Event{Type: watch.Added, Object: sentinel}
 	seen.Wait()
 	stopProfile()
 	b.StopTimer()
 	m.stop()
+	peak := hs.finish()
 	heap1 := liveHeap()
 	notifs := float64(b.N) * float64(fast)
 	b.ReportMetric(float64(m.cpuDelta.Nanoseconds())/notifs, "cpu-ns/notif/listener")
@@ -121,4 +127,5 @@ func benchFanout(b *testing.B, lib string, fast int, items []corev1.Pod, events 
 	b.ReportMetric(float64(percentile(latencies, 50).Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(percentile(latencies, 99).Nanoseconds()), "p99-ns")
 	b.ReportMetric(float64(heap1-heap0), "slow-backlog-B")
+	b.ReportMetric(float64(peak-heap0)/(1<<20), "peak-heap-MB")
 }

@@ -140,3 +140,39 @@ func spanProfile(b *testing.B) func() {
 		_ = f.Close()
 	}
 }
+
+// rvStamper gives the objects of a cycling feed increasing resource
+// versions, as a real watch does: listwatch's reflector relists when a
+// resource version goes back within a watch (issue 27), and a feed that
+// cycles through pre-built objects would send them back. prepare makes the
+// strings of the next n events before the timed loop; stamp sets the next
+// one on an event's object just before it is sent (a store, no
+// allocation). An object sent again in a later cycle has long been
+// replaced in the cache, so rewriting its resource version races with
+// nothing the informers still read.
+type rvStamper struct {
+	last uint64
+	rvs  []string
+	i    int
+}
+
+// rvStampBase is above every resource version the corpus and the feeds'
+// lists carry.
+const rvStampBase = 10_000_000
+
+func (s *rvStamper) prepare(n int) {
+	if s.last < rvStampBase {
+		s.last = rvStampBase
+	}
+	s.rvs, s.i = s.rvs[:0], 0
+	for range n {
+		s.last++
+		s.rvs = append(s.rvs, strconv.FormatUint(s.last, 10))
+	}
+}
+
+func (s *rvStamper) stamp(ev watch.Event) watch.Event {
+	ev.Object.(*corev1.Pod).ResourceVersion = s.rvs[s.i]
+	s.i++
+	return ev
+}

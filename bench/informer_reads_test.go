@@ -55,6 +55,8 @@ type readSubject struct {
 	seen chan struct{}
 	last atomic.Pointer[corev1.Pod]
 	stop func()
+	// rvs stamps the events fed to this subject's informer.
+	rvs rvStamper
 }
 
 func (s *readSubject) hit(p *corev1.Pod) {
@@ -189,12 +191,13 @@ func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 					})
 				}
 				time.Sleep(10 * time.Millisecond) // let the readers get going
+				s.rvs.prepare(b.N)
 				b.ResetTimer()
 				r0 := reads.Load()
 				m := startMeter()
 				stopProfile := spanProfile(b)
 				for i := range b.N {
-					ev := events[next%len(events)]
+					ev := s.rvs.stamp(events[next%len(events)])
 					next++
 					if i == b.N-1 {
 						// A fresh object the handler can recognise.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,5 +18,8 @@ func (c closingM) Run() int {
 }
 
 func TestMain(m *testing.M) {
+	if code, ok := realChildMain(); ok { // a child of BenchmarkRealMemory
+		os.Exit(code)
+	}
 	goleak.VerifyTestMain(closingM{m})
 }

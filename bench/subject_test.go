@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 
@@ -10,12 +11,23 @@ import (
 	"k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
 
 var libs = []string{"listwatch", "client-go"}
+
+// libsWithDropin adds listwatch's client-go drop-in
+// (clientgo/tools/cache.NewSharedIndexInformer, started like client-go's) for the
+// benchmarks that measure it: BENCH_DROPIN=1.
+func libsWithDropin() []string {
+	if os.Getenv("BENCH_DROPIN") != "" {
+		return []string{"listwatch", "listwatch-dropin", "client-go"}
+	}
+	return libs
+}
 
 // handler is one registered handler, library-neutral: every notification
 // (add, update, delete) calls fn with the newest object.
@@ -98,12 +110,16 @@ func start(b testing.TB, lib string, s setup) *running {
 		rd := inf.Reader()
 		r.hasSynced = inf.HasSynced
 		r.nsList = func(ns string) int { return len(rd.Namespace(ns).List(labels.Everything())) }
-	case "client-go":
+	case "client-go", "listwatch-dropin":
 		lw := s.lw
 		if s.paged {
 			lw = noStreamLW{lw}
 		}
-		inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
+		newInformer := cache.NewSharedIndexInformer
+		if lib == "listwatch-dropin" {
+			newInformer = lwcache.NewSharedIndexInformer // client-go's code with the import prefix changed
+		}
+		inf := newInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
 			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 			"node":               func(o any) ([]string, error) { return nodeIndex(o.(*corev1.Pod)) },
 		})

@@ -85,7 +85,7 @@ func protobufLW(b *testing.B, items []corev1.Pod, lib string) cache.ListerWatche
 func BenchmarkInitialSync(b *testing.B) {
 	items := syncCorpus()[0]
 	for _, src := range syncSources {
-		for _, lib := range libs {
+		for _, lib := range libsWithDropin() {
 			b.Run(src.name+"/"+lib, func(b *testing.B) {
 				b.StopTimer()
 				lw := newProbedLW(src.newLW(b, items, lib))

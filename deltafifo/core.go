@@ -54,6 +54,8 @@ type config[T any] struct {
 	// known is nil when listMarks is set.
 	listMarks  bool
 	wholeLists bool
+	// rvOf reads an object's resource version (list marks: ListProgress).
+	rvOf func(T) string
 }
 
 // core is the FIFO engine shared by the typed API and the drop-in; q is
@@ -99,6 +101,13 @@ type core[T any] struct {
 	ends ring.Ring[listEnd]
 	// drainWaiters counts waitLen calls waiting for the queue to shrink.
 	drainWaiters int
+	// progress (list marks) is the resource version of the last write,
+	// list end or Progress call queued with one, not yet told in a
+	// ListProgress item when pending (see ListProgress).
+	progress struct {
+		rv      string
+		pending bool
+	}
 }
 
 func newCore[T any](cfg config[T]) *core[T] {
@@ -263,10 +272,28 @@ func (c *core[T]) wake() {
 // and drained, or ctx ends. It blocks on a sync.Cond, so testing/synctest
 // sees a waiting Pop as durably blocked.
 func (c *core[T]) waitLocked(ctx context.Context) error {
-	if c.depthLocked() > 0 {
+	if c.depthLocked() > 0 || c.progress.pending {
 		return nil
 	}
 	return c.waitSlowLocked(ctx)
+}
+
+// progressedLocked records rv, the resource version of something just
+// queued, for the next ListProgress (list marks). An empty one says
+// nothing.
+func (c *core[T]) progressedLocked(rv string) {
+	if rv != "" && c.cfg.listMarks {
+		c.progress.rv, c.progress.pending = rv, true
+	}
+}
+
+// takeProgressLocked appends the pending ListProgress to the batch if the
+// batch empties the queue.
+func (c *core[T]) takeProgressLocked() {
+	if c.progress.pending && c.depthLocked() == 0 {
+		c.batch = append(c.batch, Item[T]{List: ListProgress, ResourceVersion: c.progress.rv})
+		c.progress.pending = false
+	}
 }
 
 func (c *core[T]) waitSlowLocked(ctx context.Context) error {
@@ -276,7 +303,7 @@ func (c *core[T]) waitSlowLocked(ctx context.Context) error {
 			stop()
 		}
 	}()
-	for c.depthLocked() == 0 {
+	for c.depthLocked() == 0 && !c.progress.pending {
 		if c.closed {
 			return c.cfg.closedErr
 		}

@@ -68,7 +68,8 @@ type Item[T any] struct {
 	// List is [NoMark] for a key's deltas, or the boundary this item is.
 	List ListMark
 	// ResourceVersion is the list's resource version on a [ListEnd] item,
-	// as given to Replace or ReplaceEnd; "" otherwise.
+	// as given to Replace or ReplaceEnd, and the resource version applied
+	// on a [ListProgress] item; "" otherwise.
 	ResourceVersion string
 }
 
@@ -93,6 +94,15 @@ const (
 	// one's end was still queued supersedes it: only the later ListEnd is
 	// delivered.
 	ListEnd
+	// ListProgress: everything queued so far has been handed over, this
+	// batch included, and the last resource version queued with it (of a
+	// write, a list's end or a [FIFO.Progress] call) is ResourceVersion:
+	// once the consumer has applied the batch, its store reflects that
+	// resource version. It is the last item of the batch that empties the
+	// queue, and comes only when that resource version changed since the
+	// last ListProgress. Writes queued while a list is queued a page at a
+	// time do not count (the list is not applied until its end).
+	ListProgress
 )
 
 // ProcessFunc handles the deltas of one key popped from a FIFO. The deltas

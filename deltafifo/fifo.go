@@ -48,6 +48,9 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		listMarks:      opts.ListMarks,
 		wholeLists:     opts.ListMarks && opts.WholeLists,
 	}
+	if opts.ListMarks {
+		cfg.rvOf = func(obj T) string { return obj.GetResourceVersion() }
+	}
 	if opts.KnownObjects != nil && !opts.ListMarks {
 		cfg.known = typedKnown[T]{opts.KnownObjects}
 	}
@@ -112,6 +115,19 @@ func (f *FIFO[T]) ReplacePage(list []T, first bool) error { return f.c.replacePa
 // for Replace. Without a list in progress it ends an empty one.
 func (f *FIFO[T]) ReplaceEnd(resourceVersion string) error {
 	return f.c.replaceEnd(resourceVersion)
+}
+
+// Progress records rv, a resource version the producer has reached without
+// queueing an object (a watch bookmark, an object it dropped), so that the
+// batch that next empties the queue ends with a [ListProgress] item
+// carrying it (one with no other item if the queue is empty now). Only a
+// FIFO with [Options.ListMarks] tells progress; an empty rv says nothing.
+func (f *FIFO[T]) Progress(rv string) {
+	c := f.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.progressedLocked(rv)
+	c.cond.Broadcast()
 }
 
 // WaitLen blocks until Len is at most n: n keys (events, in in-order mode)

@@ -49,6 +49,7 @@ func (c *core[T]) beginMarkedLocked(initial bool) {
 func (c *core[T]) pushEndLocked(rv string) {
 	c.ends.Push(listEnd{rv: rv})
 	c.q.pushEnd()
+	c.progressedLocked(rv)
 }
 
 // takeEndLocked pops the ListEnd sentinel at the head of the queue and

@@ -25,6 +25,7 @@ func (m *markStore) apply(items []Item[obj]) {
 		switch it.List {
 		case ListBegin:
 			m.listed = map[string]bool{}
+		case ListProgress:
 		case ListEnd:
 			for _, key := range slices.Sorted(maps.Keys(m.objs)) {
 				if m.listed != nil && !m.listed[key] {
@@ -48,7 +49,8 @@ func (m *markStore) apply(items []Item[obj]) {
 	}
 }
 
-// fmtBatch renders a batch: "begin", "key: deltas", "end@rv".
+// fmtBatch renders a batch: "begin", "key: deltas", "end@rv",
+// "progress@rv".
 func fmtBatch(items []Item[obj]) string {
 	parts := make([]string, len(items))
 	for i, it := range items {
@@ -57,6 +59,8 @@ func fmtBatch(items []Item[obj]) string {
 			parts[i] = "begin"
 		case ListEnd:
 			parts[i] = "end@" + it.ResourceVersion
+		case ListProgress:
+			parts[i] = "progress@" + it.ResourceVersion
 		default:
 			parts[i] = it.Key + ": " + fmtDeltas(it.Deltas)
 		}
@@ -97,7 +101,7 @@ func TestListMarksBracketARelistAndSyncAtItsEnd(t *testing.T) {
 			}
 			wantLines(t, popBatches(t, f, nil),
 				"begin | ns/a: Replaced:ns/a@1 | ns/b: Replaced:ns/b@1",
-				"ns/c: Replaced:ns/c@1 | end@10")
+				"ns/c: Replaced:ns/c@1 | end@10 | progress@10")
 			if !f.HasSynced() {
 				t.Fatal("not synced after the list's end")
 			}
@@ -132,7 +136,7 @@ func TestListMarksDeleteWhatTheFIFOHeldAndTheListLacks(t *testing.T) {
 					"ns/kept: Replaced:ns/kept@3",
 					"ns/gone-popped: Deleted?:ns/gone-popped@1",
 					"ns/gone-queued: Deleted?:ns/gone-queued@1",
-					"end@20")
+					"end@20 | progress@20")
 				return
 			}
 			wantLines(t, got,
@@ -141,7 +145,7 @@ func TestListMarksDeleteWhatTheFIFOHeldAndTheListLacks(t *testing.T) {
 				"ns/deleted: Added:ns/deleted@1 Deleted:ns/deleted@2",
 				"ns/kept: Added:ns/kept@1 Replaced:ns/kept@3",
 				"ns/gone-popped: Deleted?:ns/gone-popped@1",
-				"end@20")
+				"end@20 | progress@20")
 		})
 	}
 }
@@ -160,7 +164,7 @@ func popBatches1(t *testing.T, f *FIFO[obj]) []string {
 func TestListMarksQueueEveryDelete(t *testing.T) {
 	f := newFIFO(t, Options[obj]{ListMarks: true})
 	mustOK(t, f.Delete(mk("ns", "unknown-here", 4)))
-	wantLines(t, popBatches(t, f, nil), "ns/unknown-here: Deleted:ns/unknown-here@4")
+	wantLines(t, popBatches(t, f, nil), "ns/unknown-here: Deleted:ns/unknown-here@4 | progress@4")
 }
 
 // TestListMarksALaterListVoidsAQueuedEnd: two lists queued with no batch
@@ -170,7 +174,7 @@ func TestListMarksALaterListVoidsAQueuedEnd(t *testing.T) {
 	mustOK(t, f.Replace([]obj{mk("ns", "a", 1), mk("ns", "b", 1)}, "10"))
 	mustOK(t, f.Replace([]obj{mk("ns", "b", 2), mk("ns", "c", 2)}, "11"))
 	wantLines(t, popBatches(t, f, nil),
-		"begin | ns/a: Replaced:ns/a@1 Deleted?:ns/a@1 | ns/b: Replaced:ns/b@1 Replaced:ns/b@2 | ns/c: Replaced:ns/c@2 | end@11")
+		"begin | ns/a: Replaced:ns/a@1 Deleted?:ns/a@1 | ns/b: Replaced:ns/b@1 Replaced:ns/b@2 | ns/c: Replaced:ns/c@2 | end@11 | progress@11")
 	if !f.HasSynced() {
 		t.Fatal("not synced after the later list's end")
 	}
@@ -183,7 +187,7 @@ func TestListMarksWholeListsIgnoreMaxBatch(t *testing.T) {
 	mustOK(t, f.Add(mk("ns", "y", 1)))
 	wantLines(t, popBatches(t, f, nil),
 		"begin | ns/x: Added:ns/x@1 Deleted?:ns/x@1 | ns/a: Replaced:ns/a@1 | ns/b: Replaced:ns/b@1 | end@10",
-		"ns/y: Added:ns/y@1")
+		"ns/y: Added:ns/y@1 | progress@1")
 }
 
 // TestListMarksConvergeUnderRandomOperations: whatever the interleaving of
@@ -285,4 +289,24 @@ func TestListMarksConvergeUnderRandomOperations(t *testing.T) {
 			t.Fatalf("seed %d: not synced", seed)
 		}
 	}
+}
+
+// TestListMarksTellProgress: the batch that empties the queue ends with a
+// ListProgress item carrying the last resource version queued (a write's,
+// a list's end, a Progress call), once, and only then; a write queued
+// while a list is queued in pages does not count; a Progress call with
+// nothing queued makes a batch of its own.
+func TestListMarksTellProgress(t *testing.T) {
+	f := newFIFO(t, Options[obj]{ListMarks: true, MaxBatch: 1})
+	mustOK(t, f.Add(mk("ns", "a", 5)))
+	mustOK(t, f.Add(mk("ns", "b", 6)))
+	wantLines(t, popBatches(t, f, nil), "ns/a: Added:ns/a@5", "ns/b: Added:ns/b@6 | progress@6")
+	f.Progress("9")
+	f.Progress("")
+	wantLines(t, popBatches1(t, f), "progress@9")
+	mustOK(t, f.ReplacePage([]obj{mk("ns", "a", 7)}, true))
+	mustOK(t, f.Add(mk("ns", "c", 8))) // during the paged list: no progress
+	wantLines(t, popBatches(t, f, nil), "begin | ns/a: Replaced:ns/a@7", "ns/c: Added:ns/c@8")
+	mustOK(t, f.ReplaceEnd("10"))
+	wantLines(t, popBatches(t, f, nil), "end@10 | progress@10") // b left the FIFO before the list: the consumer's sweep deletes it
 }

@@ -58,6 +58,7 @@ func (c *core[T]) popBatch(ctx context.Context, process BatchFunc[T]) error {
 		c.batch = append(c.batch, Item[T]{List: ListBegin})
 	}
 	n, ended := c.takeBatchLocked(c.batchLimitLocked(whole), whole)
+	c.takeProgressLocked()
 	var err error
 	if len(c.batch) > 0 { // not only void sentinels
 		c.inflight = n

@@ -8,6 +8,10 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	if err != nil {
 		return err
 	}
+	var rv string
+	if c.cfg.rvOf != nil {
+		rv = c.cfg.rvOf(d.Object)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if typ == Deleted && c.q.skipsDeletes() && c.cfg.known != nil {
@@ -21,6 +25,8 @@ func (c *core[T]) write(typ DeltaType, obj T) error {
 	c.markPopulatedLocked()
 	if c.paging.open {
 		c.paging.seenLocked(key)
+	} else {
+		c.progressedLocked(rv)
 	}
 	if typ == Deleted && !c.cfg.listMarks && c.q.skipDelete(key, c.cfg.known) {
 		return nil

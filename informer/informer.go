@@ -85,7 +85,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
-	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(st.Bookmark), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
+	inf := &Informer[T]{name: opts.Name, opts: opts, clock: opts.Clock, store: st, rv: newRVWatermark(), log: logr.Discard(), synced: make(chan struct{}), resyncWake: make(chan struct{}, 1)}
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	// The FIFO is a pure queue: a list travels through it between list
@@ -102,7 +102,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 		}
 	}
 	inf.admit = &admission[T]{transform: opts.Transform, check: inf.quirks.Check, log: logr.Discard(), metrics: opts.Reflector.Metrics}
-	inf.sink = &sink[T]{ctx: context.Background(), fifo: inf.fifo, rv: inf.rv, admit: inf.admit,
+	inf.sink = &sink[T]{ctx: context.Background(), fifo: inf.fifo, admit: inf.admit,
 		replaced: inf.checkInitialDone, whole: opts.AtomicRelists}
 	cfg := opts.Reflector
 	if cfg.KeyFunc == nil {
@@ -182,7 +182,6 @@ func (inf *Informer[T]) popLoop(ctx context.Context) {
 		if err != nil {
 			inf.log.Error(err, "processing a change failed")
 		}
-		inf.sink.drained()
 		inf.checkInitialDone()
 	}
 }

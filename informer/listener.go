@@ -49,6 +49,9 @@ type listener[T any] struct {
 	// with panicLog in the context; see compatQuirks.onPanic.
 	onPanic  func(ctx context.Context, r any)
 	panicLog logr.Logger
+	// keyOf works out an object's key for a panic's log line when the
+	// buffer does not keep keys (InOrder); set by the informer.
+	keyOf func(T) (string, error)
 
 	mu   sync.Mutex
 	cond sync.Cond // signalled on new work and on stop; uses mu
@@ -242,7 +245,7 @@ func (l *listener[T]) drain() bool {
 // panic (see guarded), so a coalesced delete and re-create make two calls
 // even if the first panics.
 func (l *listener[T]) call(key string, p *pending[T]) (calls int) {
-	l.guard.key = key
+	l.guard.key, l.guard.obj = key, p.object()
 	return p.deliver(&l.guard)
 }
 
@@ -253,6 +256,7 @@ func (l *listener[T]) call(key string, p *pending[T]) (calls int) {
 type guarded[T any] struct {
 	l   *listener[T]
 	key string
+	obj T // the entry's object, for its key if key is ""
 }
 
 func (g *guarded[T]) OnAdd(obj T, initial bool) {
@@ -273,8 +277,18 @@ func (g *guarded[T]) OnDelete(obj T, finalStateUnknown bool) {
 // recover must be deferred directly by a handler call.
 func (g *guarded[T]) recover() {
 	if r := recover(); r != nil {
-		g.l.panicked(g.key, r)
+		g.l.panicked(g.entryKey(), r)
 	}
+}
+
+// entryKey is the key of the entry being delivered, worked out from its
+// object if the buffer did not keep it.
+func (g *guarded[T]) entryKey() string {
+	if g.key != "" || g.l.keyOf == nil {
+		return g.key
+	}
+	key, _ := g.l.keyOf(g.obj)
+	return key
 }
 
 // panicked accounts for one handler call that panicked with r: counted,

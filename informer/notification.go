@@ -96,6 +96,17 @@ func (p *pending[T]) merge(n *notification[T]) {
 	}
 }
 
+// object is the entry's newest known object: what its key is taken from.
+func (p *pending[T]) object() T {
+	switch {
+	case p.hasAfter:
+		return p.after
+	case p.wasDeleted:
+		return p.deleted
+	}
+	return p.before
+}
+
 // deliver makes the handler calls that bring the handler from before to
 // after, returning how many it made.
 func (p *pending[T]) deliver(h Handler[T]) int {
@@ -133,9 +144,9 @@ type buffer[T any] interface {
 	add(n *notification[T], since int64)
 	// empty reports whether nothing waits.
 	empty() bool
-	// take removes the oldest entry and returns its key, its number, and
-	// the handler calls to make (pending.deliver); ok is false when
-	// nothing waits.
+	// take removes the oldest entry and returns its key ("" if the buffer
+	// does not keep keys: see orderedBuffer), its number, and the handler
+	// calls to make (pending.deliver); ok is false when nothing waits.
 	take() (key string, seq uint64, p pending[T], ok bool)
 	// lastSeq is the number of the latest arrival.
 	lastSeq() uint64
@@ -155,7 +166,7 @@ const ringKeep = 256
 func newBuffer[T any](mode DeliveryMode) buffer[T] {
 	if mode == InOrder {
 		b := &orderedBuffer[T]{}
-		b.notes.Keep = ringKeep
+		b.notes.Keep, b.runs.Keep = ringKeep, ringKeep
 		return b
 	}
 	b := &coalescingBuffer[T]{entries: map[string]pending[T]{}, track: mapreuse.Tracker{Big: bigEntries}}
@@ -164,21 +175,55 @@ func newBuffer[T any](mode DeliveryMode) buffer[T] {
 }
 
 // orderedBuffer keeps every notification, in arrival order (InOrder).
-// Each is delivered unchanged: a pending made of one notification.
+// Each is delivered unchanged: a pending made of one notification. A slow
+// handler can leave a great many waiting, so a note holds only the objects
+// and the kind: its number follows from its place (the newest is seq), the
+// arrival times are kept per run of notes that arrived together, and the
+// key is left out (take returns ""; the listener works it out from the
+// object if a handler panics, the only use it has for it). A note takes 24
+// bytes for a pointer T, 40 for an interface.
 type orderedBuffer[T any] struct {
 	notes ring.Ring[orderedNote[T]]
 	seq   uint64
+	// runs holds, oldest first, how many consecutive notes arrived at one
+	// time: together they count every note in notes.
+	runs ring.Ring[arrivalRun]
 }
 
 type orderedNote[T any] struct {
-	n     notification[T]
-	seq   uint64
+	obj, old T
+	flags    noteFlags
+}
+
+// noteFlags packs a notification's kind and its two booleans.
+type noteFlags uint8
+
+const (
+	kindMask      noteFlags = 7
+	flagInitial   noteFlags = 8
+	flagFinalUnkn noteFlags = 16
+)
+
+type arrivalRun struct {
 	since int64
+	n     int
 }
 
 func (b *orderedBuffer[T]) add(n *notification[T], since int64) {
 	b.seq++
-	b.notes.Push(orderedNote[T]{n: *n, seq: b.seq, since: since})
+	f := noteFlags(n.kind)
+	if n.InInitialList {
+		f |= flagInitial
+	}
+	if n.FinalStateUnknown {
+		f |= flagFinalUnkn
+	}
+	b.notes.Push(orderedNote[T]{obj: n.Object, old: n.Old, flags: f})
+	if k := b.runs.Len(); k > 0 && b.runs.At(k-1).since == since {
+		b.runs.At(k-1).n++
+		return
+	}
+	b.runs.Push(arrivalRun{since: since, n: 1})
 }
 
 func (b *orderedBuffer[T]) empty() bool { return b.notes.Len() == 0 }
@@ -187,8 +232,16 @@ func (b *orderedBuffer[T]) take() (string, uint64, pending[T], bool) {
 	if b.notes.Len() == 0 {
 		return "", 0, pending[T]{}, false
 	}
+	seq := b.seq - uint64(b.notes.Len()) + 1
 	q := b.notes.Pop()
-	return q.n.Key, q.seq, newPending(&q.n, q.since), true
+	r := b.runs.Peek()
+	since := r.since
+	if r.n--; r.n == 0 {
+		b.runs.Pop()
+	}
+	n := notification[T]{kind: kind(q.flags & kindMask), Object: q.obj, Old: q.old,
+		InInitialList: q.flags&flagInitial != 0, FinalStateUnknown: q.flags&flagFinalUnkn != 0}
+	return "", seq, newPending(&n, since), true
 }
 
 func (b *orderedBuffer[T]) lastSeq() uint64 { return b.seq }
@@ -197,12 +250,15 @@ func (b *orderedBuffer[T]) pending() (int, int64) {
 	if b.notes.Len() == 0 {
 		return 0, 0
 	}
-	return b.notes.Len(), b.notes.Peek().since
+	return b.notes.Len(), b.runs.Peek().since
 }
 
 func (b *orderedBuffer[T]) coalesced() int64 { return 0 }
 
-func (b *orderedBuffer[T]) clear() { b.notes.Clear() }
+func (b *orderedBuffer[T]) clear() {
+	b.notes.Clear()
+	b.runs.Clear()
+}
 
 // coalescingBuffer keeps at most one pending entry per key, in order of
 // the keys' first arrival (Coalesce). add only appends to unfolded: it

@@ -1,9 +1,13 @@
 package informer
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/go-logr/logr/funcr"
 )
 
 // deletePanics panics in OnDelete and records everything else.
@@ -32,6 +36,32 @@ func TestListenerPanicCostsOnlyThatCall(t *testing.T) {
 			}
 			if st := l.stats(); st.Panics != 1 || st.Processed != 3 {
 				t.Fatalf("mode %d: stats = %+v, want 1 panic, 3 processed", mode, st)
+			}
+		})
+	}
+}
+
+// A panic's log line names the entry's key in both modes, though the
+// InOrder buffer keeps no keys: the listener works it out from the object.
+func TestListenerPanicLogsKey(t *testing.T) {
+	for _, mode := range []DeliveryMode{Coalesce, InOrder} {
+		synctest.Test(t, func(t *testing.T) {
+			var logged []string
+			d := &deletePanics{}
+			l := newListener[*obj](d, listenerOptions{Mode: mode, Logger: funcr.New(func(_, args string) { logged = append(logged, args) }, funcr.Options{})})
+			l.keyOf = func(o *obj) (string, error) { return "ns/" + o.key, nil }
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { defer close(done); l.run(ctx) }()
+			defer func() { cancel(); <-done }()
+			n := *del(a1, false)
+			if mode == Coalesce {
+				n.Key = "ns/a"
+			}
+			l.add(&n)
+			synctest.Wait()
+			if len(logged) != 1 || !strings.Contains(logged[0], `"key"="ns/a"`) {
+				t.Fatalf("mode %d: logged %q, want one line with the key ns/a", mode, logged)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/listwatch/listwatch/deltafifo"
 	"github.com/listwatch/listwatch/internal/nilcheck"
+	"github.com/listwatch/listwatch/internal/resourceversion"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -36,6 +37,9 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 			}
 		})
 	})
+	if a.rv != "" {
+		inf.rv.set(a.rv)
+	}
 	if len(a.notes) > 0 {
 		inf.distribute(a.notes, a.syncs)
 	}
@@ -69,6 +73,10 @@ type applier[T store.Object] struct {
 	// whole list is in one batch; a list spanning batches can only know
 	// them at its end.
 	deletionsFirst bool
+	// rv is the resource version the batch brings the store to (its
+	// ListProgress item), recorded in the batch's transaction; "" when it
+	// has none.
+	rv string
 }
 
 // batch applies a batch of items in order, reporting each item's error
@@ -126,6 +134,14 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 		return nil
 	case deltafifo.ListEnd:
 		a.end(tx)
+		return nil
+	case deltafifo.ListProgress:
+		// An empty or non-numeric resource version says nothing about
+		// what the store reflects.
+		if _, ok := resourceversion.Parse(it.ResourceVersion); ok {
+			a.rv = it.ResourceVersion
+			tx.SetResourceVersion(a.rv)
+		}
 		return nil
 	}
 	var firstErr error

@@ -80,7 +80,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 	}
 	r := &Registration[T]{inf: inf, name: opts.Name, resync: resync, done: make(chan struct{}), syncing: inf.quirks.SyncingHandlers,
 		ownLogger: opts.Logger != nil, l: newListener(withMovedAway(h, inf.opts.Source), listenerOptions{Mode: mode, Clock: inf.clock, Logger: log})}
-	r.l.onPanic = inf.quirks.OnPanic
+	r.l.onPanic, r.l.keyOf = inf.quirks.OnPanic, inf.key
 	if inf.stopped {
 		return nil, ErrStopped
 	}

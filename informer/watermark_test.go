@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -13,7 +14,9 @@ import (
 // last list, event or bookmark applied to the store, in order: an event
 // from the far future moves it only until the next one (it was the highest
 // ever seen, for good, so every later barrier returned at once), and an
-// empty or non-numeric resource version never moves it.
+// empty or non-numeric resource version never moves it. A bookmark reaches
+// it through the queue, as an event does: the apply stage is the store's
+// one writer.
 func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, Options[*corev1.ConfigMap]{})
@@ -23,18 +26,22 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 			c.ResourceVersion = rv
 			return c
 		}
-		// apply pops everything queued, as Run's loop does.
+		done, cancel := context.WithCancel(t.Context())
+		cancel()
+		// apply pops everything queued, progress included, as Run's loop
+		// does (a pop with the done context returns once nothing is left).
 		apply := func() {
 			t.Helper()
-			for inf.fifo.Len() > 0 {
-				if err := inf.fifo.PopBatch(t.Context(), inf.processBatch); err != nil {
+			for {
+				err := inf.fifo.PopBatch(done, inf.processBatch)
+				if errors.Is(err, context.Canceled) {
+					return
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			inf.sink.drained()
 		}
-		done, cancel := context.WithCancel(t.Context())
-		cancel()
 		// reached reports whether a barrier at rv would return now.
 		reached := func(rv string) bool { return inf.WaitForResourceVersion(done, rv) == nil }
 		check := func(step string, yes, no string) {
@@ -92,6 +99,8 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 		apply()
 		check("list without a resource version", "7", "8")
 		s.UpdateResourceVersion("9")
-		check("bookmark while idle", "9", "10")
+		check("bookmark queued", "7", "8")
+		apply()
+		check("bookmark applied", "9", "10")
 	})
 }

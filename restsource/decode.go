@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,7 +37,8 @@ type objectDecoder[T interface {
 	split      bool       // strip or intern, fast, and T has the layout metadata.go assumes
 	jsonSplit  bool       // intern, and T has the JSON layout json_meta.go assumes
 	interner   *Interner  // Options.Interner
-	shareLists bool       // Options.ShareResourceLists
+	shareLists bool       // Options.ShareResourceLists (or ShareRepeated)
+	shareParts bool       // Options.ShareRepeated (and T has the metadata layout)
 	proj       *projector // Options.ProjectionOf: T's protobuf decoder
 }
 
@@ -67,10 +69,14 @@ func newObjectDecoder[T interface {
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
 	}
-	d.interner, d.shareLists = opts.Interner, opts.ShareResourceLists
-	if d.shareLists && d.interner == nil {
+	d.interner, d.shareLists = opts.Interner, opts.ShareResourceLists || opts.ShareRepeated
+	if opts.ShareResourceLists && d.interner == nil {
 		return nil, errors.New("restsource: Options.ShareResourceLists needs Options.Interner")
 	}
+	if opts.ShareRepeated && d.interner == nil {
+		return nil, errors.New("restsource: Options.ShareRepeated needs Options.Interner")
+	}
+	d.shareParts = opts.ShareRepeated && opts.ProjectionOf == nil
 	if opts.StripManagedFields {
 		if objectMetaOf(T(new(E))) == nil {
 			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
@@ -79,6 +85,7 @@ func newObjectDecoder[T interface {
 	}
 	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(T(new(E)))
 	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(T(new(E)))
+	d.shareParts = d.shareParts && d.split && d.jsonSplit
 	return d, nil
 }
 
@@ -127,7 +134,17 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 			if d.interner != nil {
 				in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
 			}
-			err = unmarshalSplit(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in)
+			if d.shareParts {
+				in.metaShared = true
+				if in.partsDone, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in); err != nil {
+					// Whatever went wrong decoding it in parts (nothing,
+					// for what servers send), the generated decoder has
+					// the last word on the whole message.
+					err = errUnsplittable
+				}
+			} else {
+				err = unmarshalSplit(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in)
+			}
 			if err == errUnsplittable {
 				obj, in = T(new(E)), nil // start again from scratch
 			}
@@ -218,19 +235,38 @@ func (d *objectDecoder[T, E]) prepareJSON(raw []byte) (_ []byte, meta *jsonMeta,
 	if !d.jsonSplit {
 		return raw, nil, nil
 	}
-	in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
+	in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true, shareParts: d.shareParts}
 	raw, m, ok := cutMetadataStrings(raw, in)
 	if !ok {
 		return raw, nil, nil // the typed decoder decodes them; finish interns
 	}
+	if d.shareParts {
+		pd := &partsDecoder{in: in, t: &d.interner.parts}
+		switch any(T(nil)).(type) {
+		case *corev1.Pod:
+			raw, m.pod, _ = pd.cutPodJSON(raw)
+		case *corev1.ConfigMap:
+			raw, m.data, m.dataCut = pd.cutDataJSON(raw)
+		}
+	}
 	return raw, &m, in
 }
 
-// finishJSON puts the metadata strings prepareJSON cut back into obj, then
-// finishes it.
+// finishJSON puts the metadata strings (and a pod's parts) prepareJSON cut
+// back into obj, then finishes it.
 func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 	if meta != nil {
-		meta.apply(objectMetaOf(obj))
+		om := objectMetaOf(obj)
+		meta.apply(om)
+		if meta.pod != nil {
+			meta.pod.apply(any(obj).(*corev1.Pod), in)
+			in.ownerRefs(om.OwnerReferences)
+			in.managedFields(om.ManagedFields)
+			in.partsDone = true
+		}
+		if meta.dataCut {
+			any(obj).(*corev1.ConfigMap).Data = meta.data
+		}
 	}
 	d.finish(obj, in)
 }

@@ -66,21 +66,28 @@
 //		Resource:           "pods",
 //		StripManagedFields: true,
 //		Interner:           restsource.NewInterner(0),
-//		ShareResourceLists: true,
+//		ShareRepeated:      true,
 //	})
 //
 // [Options.Interner] makes the decoded objects share the strings that
 // repeat across them (namespaces, labels, annotations, owner references;
 // for pods also node, container, image, volume and env names) through an
-// [Interner]: a fixed-size table that never grows ([NewInterner]), safe to
-// share between Sources, whose [Interner.Stats] report its hit rate. The
-// objects equal those decoded without it. [Options.ShareResourceLists]
-// goes further: equal ResourceLists (containers' requests and limits) of
-// different objects become one map, which nobody may then modify in place
-// (cached objects are read-only anyway). docs/operations.md ("Memory")
-// says what each option saves and docs/benchmarks.md ("Memory per cached
-// object") has the measured live heap per pod, against client-go's
-// informer with controller-runtime's TransformStripManagedFields.
+// [Interner]: a bounded table that admits a string on its second sighting
+// and grows with the strings that repeat, up to its capacity
+// ([NewInterner]), safe to share between Sources, whose [Interner.Stats]
+// report its hit rate and memory. The objects equal those decoded without
+// it. [Options.ShareResourceLists] goes further: equal ResourceLists
+// (containers' requests and limits) of different objects become one map,
+// which nobody may then modify in place (cached objects are read-only
+// anyway). [Options.ShareRepeated] goes furthest for whole objects: the
+// parts that repeat (label and annotation maps, owner references, a
+// ConfigMap's data; the env, ports, probes, resources and security
+// contexts of the containers of one pod template, its affinity,
+// tolerations and volume sources, ...) are matched by their encoding,
+// decoded once and shared, read-only in the same way. docs/operations.md
+// ("Memory") says what each option saves and docs/benchmarks.md has the
+// measured figures on a real kube-apiserver, against client-go's informer
+// with controller-runtime's TransformStripManagedFields.
 //
 // [Options.ProjectionOf] goes furthest: T is then a user-declared slim
 // struct (a projection) holding only the fields a controller reads, with

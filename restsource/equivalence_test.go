@@ -57,16 +57,20 @@ func TestWatchDecodesLikeClientGo(t *testing.T) {
 }
 
 // TestListDecodesLikeClientGo: the items and list metadata equal the
-// clientset's PodList, for both encodings, with and without workers.
+// clientset's PodList, for both encodings, with and without workers; the
+// list is long enough to be decoded in several batches as it arrives.
 func TestListDecodesLikeClientGo(t *testing.T) {
 	for _, ct := range contentTypes {
 		e := newEnc(ct)
 		srv := newServer(t)
 		l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77", Continue: "c1", RemainingItemCount: ptr(int64(5))}}
-		for i := range 100 {
+		for i := range 5000 {
 			l.Items = append(l.Items, *testPod(i))
 		}
 		srv.list[ct] = e.object(t, l)
+		if len(srv.list[ct]) < 2*1<<20 {
+			t.Fatalf("a %d-byte list fits in fewer than two batches", len(srv.list[ct]))
+		}
 		want, err := srv.clientset(t, ct).CoreV1().Pods("").List(t.Context(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)

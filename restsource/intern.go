@@ -15,26 +15,123 @@ import (
 // Source with [Options.Interner] share one copy of each instead of holding
 // their own, which shrinks a cache of similar objects.
 //
-// An Interner is bounded: it holds at most its capacity of strings, in a
-// fixed table allocated up front, and never grows. A string that is not
-// in the table takes the first of the eight slots it may go to, dropping
-// the least recently added of them, so strings that keep repeating stay
-// and the rest come and go; strings
-// longer than [MaxInternedLen] are never interned. Interning only ever
-// replaces a string by an equal one: objects are the same with or without
-// an Interner.
+// An Interner adapts to the objects it sees, within a bound. A string is
+// admitted to its table only when it is seen a second time (a first
+// sighting leaves a 4-byte fingerprint), so strings unique to one object
+// (names, UIDs, IPs, per-pod volume names) never take the place of those
+// that repeat. The table holds the admitted strings in sets of eight
+// slots, dropping the least recently admitted of a set for a new one; it
+// starts with room for [InitialInternerCapacity] strings and doubles
+// whenever it has dropped an eighth of its size of admitted strings (which
+// then repeat without fitting), up to its capacity. Strings longer than [MaxInternedLen] are never
+// interned. Interning only ever replaces a string by an equal one:
+// objects are the same with or without an Interner.
+//
+// Memory: 28 bytes per slot of the table (the slot, a tag and four
+// fingerprints), so at most 28 bytes times the capacity, plus the strings it holds (at
+// most one per slot, each at most MaxInternedLen bytes); [Interner.Stats]
+// reports both, and how well the table does.
 //
 // An Interner is safe for concurrent use, and may be shared by several
 // Sources (one per informer factory, say): the strings of pods, their
 // ReplicaSets and their nodes repeat across resources.
 type Interner struct {
-	seed  maphash.Seed
-	slots []atomic.Pointer[string] // in sets of internWays, the newest first
-	mask  uint64                   // of a set's index: sets - 1
+	seed     maphash.Seed
+	tab      atomic.Pointer[stringTable]
+	maxSlots int
+	growMu   sync.Mutex // held while the table is copied into a larger one
 
-	hits, misses, evictions atomic.Uint64
+	hits, misses, evictions, admitted, grows atomic.Uint64
 
 	lists []listShard // Options.ShareResourceLists
+	parts partTable   // Options.ShareRepeated
+}
+
+// stringTable is one size of an Interner's table.
+type stringTable struct {
+	slots []atomic.Pointer[string] // in sets of internWays, the newest first
+	// tags[i] is a few bits of the hash of *slots[i], so that a lookup
+	// reads only the strings that may match (a tag that is briefly out of
+	// step with its slot costs a comparison or a hit, never a wrong
+	// string).
+	tags []atomic.Uint32
+	mask uint64 // of a set's index: sets - 1
+	// seen holds fingerprints of strings seen once (seenPerSlot per
+	// slot): a string is admitted when it finds its own fingerprint there.
+	seen []atomic.Uint32
+	// dropped counts the admitted strings this table dropped: when it
+	// reaches an eighth of the slots, the strings that repeat no longer
+	// fit their sets, and the Interner grows.
+	dropped atomic.Uint64
+	// victim picks the fingerprint a full bucket gives up.
+	victim atomic.Uint64
+}
+
+// seenPerSlot is the number of fingerprints per slot: a string is
+// admitted if it is seen again before about seenPerSlot times the table's
+// size of other first sightings.
+const seenPerSlot = 4
+
+func newStringTable(slots int) *stringTable {
+	return &stringTable{slots: make([]atomic.Pointer[string], slots), tags: make([]atomic.Uint32, slots),
+		mask: uint64(slots/internWays - 1), seen: make([]atomic.Uint32, seenPerSlot*slots)}
+}
+
+// set returns the index of the first slot of the set of hash h.
+func (t *stringTable) set(h uint64) uint64 { return internWays * (h & t.mask) }
+
+// find returns the string equal to s in the set of hash h, if any.
+func (t *stringTable) find(h uint64, s string) (*string, bool) {
+	i, tag := t.set(h), uint32(h>>32)
+	for j := i; j < i+internWays; j++ {
+		if t.tags[j].Load() != tag {
+			continue
+		}
+		if p := t.slots[j].Load(); p != nil && *p == s {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// admit reports whether the string of hash h was seen before (and forgets
+// it), else remembers it. Fingerprints go to buckets of four, so strings
+// that meet in a bucket do not keep wiping each other out.
+func (t *stringTable) admit(h uint64) bool {
+	fp := uint32(h>>32) | 1
+	b := t.seen[(h>>20)%uint64(len(t.seen)/seenPerSlot)*seenPerSlot:][:seenPerSlot]
+	free := -1
+	for i := range b {
+		switch v := b[i].Load(); v {
+		case fp:
+			b[i].Store(0)
+			return true
+		case 0:
+			free = i
+		}
+	}
+	if free < 0 {
+		free = int(t.victim.Add(1) % seenPerSlot)
+	}
+	b[free].Store(fp)
+	return false
+}
+
+// add puts s in the first slot of its set, moving the others down one and
+// dropping the last (the least recently added); it reports whether one was
+// dropped. Concurrent adds to one set may drop a string or keep one twice:
+// either way every slot holds at most one string, equal to what was looked
+// up.
+func (t *stringTable) add(h uint64, s string) (dropped bool) {
+	i := t.set(h)
+	dropped = t.slots[i+internWays-1].Load() != nil
+	for j := i + internWays - 1; j > i; j-- {
+		t.slots[j].Store(t.slots[j-1].Load())
+		t.tags[j].Store(t.tags[j-1].Load())
+	}
+	t.slots[i].Store(&s)
+	t.tags[i].Store(uint32(h >> 32))
+	return dropped
 }
 
 // listShard is one lock's worth of the ResourceList table, whose slots
@@ -57,16 +154,22 @@ const MaxInternedLen = 256
 // that the decode workers rarely meet on a lock.
 const listShards = 16
 
-// DefaultInternerCapacity is the capacity NewInterner gives for 0.
-const DefaultInternerCapacity = 8192
+// DefaultInternerCapacity is the capacity NewInterner gives for 0: the
+// most strings its table grows to.
+const DefaultInternerCapacity = 1 << 18
+
+// InitialInternerCapacity is the size an Interner's table starts with
+// (or its capacity, if smaller).
+const InitialInternerCapacity = 8192
 
 // NewInterner returns an Interner that holds at most capacity strings
 // (rounded up to a power of two, at least 32), or
-// DefaultInternerCapacity for 0 or less, and an eighth as many
-// ResourceLists (Options.ShareResourceLists; at least 128). Its table
-// takes 8 bytes per string of capacity, plus 16 per string held and the
-// strings. The default suits most clusters: room for every namespace,
-// label, image and node name in use.
+// DefaultInternerCapacity (262,144: at most 7 MiB of table) for 0 or less. Its
+// table starts at InitialInternerCapacity and grows as the strings that
+// repeat need room. The ResourceList table (Options.ShareResourceLists)
+// holds an eighth of the initial size (at least 128) and the table of
+// shared parts (Options.ShareRepeated) grows like the strings' (see
+// Options.ShareRepeated for its bound).
 func NewInterner(capacity int) *Interner {
 	if capacity <= 0 {
 		capacity = DefaultInternerCapacity
@@ -75,26 +178,32 @@ func NewInterner(capacity int) *Interner {
 	for n < capacity {
 		n *= 2
 	}
-	in := &Interner{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[string], n), mask: uint64(n/internWays - 1),
-		lists: make([]listShard, listShards)}
+	initial := min(n, InitialInternerCapacity)
+	in := &Interner{seed: maphash.MakeSeed(), maxSlots: n, lists: make([]listShard, listShards)}
+	in.tab.Store(newStringTable(initial))
 	for i := range in.lists {
-		in.lists[i].lists = make([]corev1.ResourceList, max(internWays, n/8/listShards))
+		in.lists[i].lists = make([]corev1.ResourceList, max(internWays, initial/8/listShards))
 	}
+	in.parts.init(initial/8, n/8)
 	return in
 }
 
 // Bytes returns a string equal to b: the interned one if there is one,
-// else a new one that is interned unless it is too long. A hit allocates
-// nothing.
+// else a new one, interned if it was seen before and is not too long. A
+// hit allocates nothing.
 func (in *Interner) Bytes(b []byte) string {
 	s, hit, counted := in.lookupBytes(b)
+	in.count(hit, counted)
+	return s
+}
+
+func (in *Interner) count(hit, counted bool) {
 	switch {
 	case hit:
 		in.hits.Add(1)
 	case counted:
 		in.misses.Add(1)
 	}
-	return s
 }
 
 // lookupBytes is Bytes without counting, as lookup is String.
@@ -105,27 +214,21 @@ func (in *Interner) lookupBytes(b []byte) (_ string, hit, counted bool) {
 	if len(b) > MaxInternedLen {
 		return string(b), false, false
 	}
-	i := in.set(maphash.Bytes(in.seed, b))
-	for j := i; j < i+internWays; j++ {
-		if t := in.slots[j].Load(); t != nil && *t == string(b) {
-			return *t, true, true
-		}
+	h := maphash.Bytes(in.seed, b)
+	t := in.tab.Load()
+	if p, ok := t.find(h, string(b)); ok { // no allocation: the conversion is only compared
+		return *p, true, true
 	}
 	s := string(b)
-	in.add(i, s)
+	in.miss(t, h, s)
 	return s, false, true
 }
 
 // String returns the interned string equal to s if there is one, else s,
-// which it interns unless s is too long.
+// which it interns if it was seen before and is not too long.
 func (in *Interner) String(s string) string {
 	t, hit, counted := in.lookup(s)
-	switch {
-	case hit:
-		in.hits.Add(1)
-	case counted:
-		in.misses.Add(1)
-	}
+	in.count(hit, counted)
 	return t
 }
 
@@ -135,14 +238,52 @@ func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
 	if len(s) == 0 || len(s) > MaxInternedLen {
 		return s, false, false
 	}
-	i := in.set(maphash.String(in.seed, s))
-	for j := i; j < i+internWays; j++ {
-		if t := in.slots[j].Load(); t != nil && *t == s {
-			return *t, true, true
+	h := maphash.String(in.seed, s)
+	t := in.tab.Load()
+	if p, ok := t.find(h, s); ok {
+		return *p, true, true
+	}
+	in.miss(t, h, s)
+	return s, false, true
+}
+
+// miss admits s (of hash h, not in t) if it was seen before, growing the
+// table when it has dropped an eighth of its size of admitted strings.
+func (in *Interner) miss(t *stringTable, h uint64, s string) {
+	if !t.admit(h) {
+		return
+	}
+	in.admitted.Add(1)
+	if !t.add(h, s) {
+		return
+	}
+	in.evictions.Add(1)
+	if t.dropped.Add(1) >= uint64(len(t.slots)/8) && len(t.slots) < in.maxSlots {
+		in.grow(t)
+	}
+}
+
+// grow replaces t by a table twice its size holding t's strings, unless
+// another goroutine is at it or did it. Strings added to t meanwhile may
+// be lost (they are admitted again when they repeat).
+func (in *Interner) grow(t *stringTable) {
+	if !in.growMu.TryLock() {
+		return
+	}
+	defer in.growMu.Unlock()
+	if in.tab.Load() != t {
+		return
+	}
+	nt := newStringTable(2 * len(t.slots))
+	for set := 0; set < len(t.slots); set += internWays {
+		for j := set + internWays - 1; j >= set; j-- { // oldest first: the newest end up first
+			if p := t.slots[j].Load(); p != nil {
+				nt.add(maphash.String(in.seed, *p), *p)
+			}
 		}
 	}
-	in.add(i, s)
-	return s, false, true
+	in.tab.Store(nt)
+	in.grows.Add(1)
 }
 
 // internWays is the number of slots a string may go to: with two, three
@@ -150,23 +291,6 @@ func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
 // and evict each other for ever; with eight, nine in one set are
 // vanishingly rare.
 const internWays = 8
-
-// set returns the index of the first slot of the set of hash h.
-func (in *Interner) set(h uint64) uint64 { return internWays * (h & in.mask) }
-
-// add puts s in the first slot of set i, moving the others down one and
-// dropping the last (the least recently added). Concurrent adds to one set
-// may drop a string or keep one twice: either way every slot holds at most
-// one string, equal to what was looked up.
-func (in *Interner) add(i uint64, s string) {
-	if in.slots[i+internWays-1].Load() != nil {
-		in.evictions.Add(1)
-	}
-	for j := i + internWays - 1; j > i; j-- {
-		in.slots[j].Store(in.slots[j-1].Load())
-	}
-	in.slots[i].Store(&s)
-}
 
 // shareList returns the list in the table equal to l, if there is one,
 // else l, which it adds after calling prepare with it (prepare may modify
@@ -219,18 +343,27 @@ func equalLists(a, b corev1.ResourceList) bool {
 // InternerStats are an Interner's counts since it was made.
 type InternerStats struct {
 	// Hits and Misses count the lookups that found an equal string and
-	// those that did not (and added theirs). Empty and too long strings
-	// are not counted.
+	// those that did not. Empty and too long strings are not counted.
 	Hits, Misses uint64
-	// Evictions counts the strings dropped to make room.
-	Evictions uint64
-	// Len is the number of strings held; Capacity the most it can hold.
-	Len, Capacity int
+	// Admitted counts the misses that were seen before and so added to
+	// the table (the others were first sightings); Evictions the admitted
+	// strings dropped to make room; Grows the times the table doubled.
+	Admitted, Evictions, Grows uint64
+	// Len is the number of strings held; Capacity the table's size now,
+	// MaxCapacity the most it grows to.
+	Len, Capacity, MaxCapacity int
+	// Bytes is the memory the Interner holds: its tables (strings, lists,
+	// shared parts), the strings it holds and the parts' encodings (not
+	// the shared values themselves, which the cached objects hold).
+	Bytes int64
 	// ListHits, ListMisses and ListEvictions are the same counts for
 	// ResourceLists (Options.ShareResourceLists); ListCapacity is the
-	// most the table holds (an eighth of Capacity, at least 128).
+	// most the table holds.
 	ListHits, ListMisses, ListEvictions uint64
 	ListCapacity                        int
+	// Parts are the counts of the table of shared parts
+	// (Options.ShareRepeated).
+	Parts PartStats
 }
 
 // HitRate is Hits / (Hits + Misses), or 0 before any lookup.
@@ -243,10 +376,14 @@ func (s InternerStats) HitRate() float64 {
 
 // Stats returns the Interner's counts.
 func (in *Interner) Stats() InternerStats {
-	st := InternerStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Evictions: in.evictions.Load(), Capacity: len(in.slots)}
-	for i := range in.slots {
-		if in.slots[i].Load() != nil {
+	t := in.tab.Load()
+	st := InternerStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Admitted: in.admitted.Load(),
+		Evictions: in.evictions.Load(), Grows: in.grows.Load(), Capacity: len(t.slots), MaxCapacity: in.maxSlots,
+		Bytes: int64(12*len(t.slots) + 4*len(t.seen))}
+	for i := range t.slots {
+		if p := t.slots[i].Load(); p != nil {
 			st.Len++
+			st.Bytes += int64(len(*p)) + 16
 		}
 	}
 	for i := range in.lists {
@@ -258,5 +395,8 @@ func (in *Interner) Stats() InternerStats {
 		st.ListCapacity += len(sh.lists)
 		sh.mu.Unlock()
 	}
+	st.Bytes += int64(8 * st.ListCapacity)
+	st.Parts = in.parts.stats()
+	st.Bytes += st.Parts.Bytes
 	return st
 }

@@ -20,6 +20,9 @@ type interning struct {
 	*Interner
 	shareLists   bool // Options.ShareResourceLists
 	metaDone     bool // the metadata's strings were interned while decoding
+	shareParts   bool // Options.ShareRepeated
+	metaShared   bool // the metadata's owner references are shared parts, interned while decoding
+	partsDone    bool // the whole object was interned while decoding (unmarshalParts)
 	hits, misses uint64
 }
 
@@ -54,6 +57,9 @@ func (in *interning) done() {
 
 // object interns the repeating strings of obj.
 func (in *interning) object(obj any) {
+	if in.partsDone {
+		return
+	}
 	if om := objectMetaOf(obj); om != nil {
 		in.objectMeta(om)
 	}
@@ -65,6 +71,14 @@ func (in *interning) object(obj any) {
 		in.objectMeta(&o.Template.ObjectMeta)
 		in.podSpec(&o.Template.Spec)
 	}
+}
+
+// internHit interns s, reporting whether it was found (not a first or
+// second sighting).
+func (in *interning) internHit(s string) (string, bool) {
+	t, hit, counted := in.lookup(s)
+	in.count(hit, counted)
+	return t, hit
 }
 
 func (in *interning) intern(s *string) {
@@ -93,15 +107,25 @@ func (in *interning) objectMeta(m *metav1.ObjectMeta) {
 		in.stringMap(m.Annotations)
 		in.all(m.Finalizers)
 	}
-	for i := range m.OwnerReferences {
-		r := &m.OwnerReferences[i]
+	if !in.metaShared {
+		in.ownerRefs(m.OwnerReferences)
+		in.managedFields(m.ManagedFields)
+	}
+}
+
+func (in *interning) ownerRefs(refs []metav1.OwnerReference) {
+	for i := range refs {
+		r := &refs[i]
 		in.intern(&r.APIVersion)
 		in.intern(&r.Kind)
 		in.intern(&r.Name)
 		r.UID = types.UID(in.String(string(r.UID)))
 	}
-	for i := range m.ManagedFields {
-		f := &m.ManagedFields[i]
+}
+
+func (in *interning) managedFields(fs []metav1.ManagedFieldsEntry) {
+	for i := range fs {
+		f := &fs[i]
 		in.intern(&f.Manager)
 		in.intern(&f.APIVersion)
 		in.intern(&f.FieldsType)
@@ -120,45 +144,133 @@ func (in *interning) podSpec(s *corev1.PodSpec) {
 	for i := range s.Containers {
 		in.container(&s.Containers[i])
 	}
+	in.stringMap(s.NodeSelector)
+	in.localRefs(s.ImagePullSecrets)
+	in.tolerations(s.Tolerations)
+	if s.SecurityContext != nil {
+		in.podSecurity(s.SecurityContext)
+	}
+	in.affinity(s.Affinity)
+	s.Overhead = in.resourceList(s.Overhead)
+	in.podSpecScalars(s)
+}
+
+// podSpecScalars interns the pod spec's own strings.
+func (in *interning) podSpecScalars(s *corev1.PodSpec) {
 	s.RestartPolicy = corev1.RestartPolicy(in.String(string(s.RestartPolicy)))
 	s.DNSPolicy = corev1.DNSPolicy(in.String(string(s.DNSPolicy)))
-	in.stringMap(s.NodeSelector)
 	in.intern(&s.ServiceAccountName)
 	in.intern(&s.DeprecatedServiceAccount)
 	in.intern(&s.NodeName)
 	in.intern(&s.Subdomain)
 	in.intern(&s.SchedulerName)
 	in.intern(&s.PriorityClassName)
-	for i := range s.ImagePullSecrets {
-		in.intern(&s.ImagePullSecrets[i].Name)
-	}
-	for i := range s.Tolerations {
-		t := &s.Tolerations[i]
-		in.intern(&t.Key)
-		in.intern(&t.Value)
-		t.Operator = corev1.TolerationOperator(in.String(string(t.Operator)))
-		t.Effect = corev1.TaintEffect(in.String(string(t.Effect)))
-	}
 	if s.PreemptionPolicy != nil {
 		*s.PreemptionPolicy = corev1.PreemptionPolicy(in.String(string(*s.PreemptionPolicy)))
 	}
 	if s.RuntimeClassName != nil {
 		in.intern(s.RuntimeClassName)
 	}
-	if s.SecurityContext != nil {
-		in.podSecurity(s.SecurityContext)
+}
+
+func (in *interning) localRefs(refs []corev1.LocalObjectReference) {
+	for i := range refs {
+		in.intern(&refs[i].Name)
 	}
-	s.Overhead = in.resourceList(s.Overhead)
+}
+
+func (in *interning) tolerations(ts []corev1.Toleration) {
+	for i := range ts {
+		t := &ts[i]
+		in.intern(&t.Key)
+		in.intern(&t.Value)
+		t.Operator = corev1.TolerationOperator(in.String(string(t.Operator)))
+		t.Effect = corev1.TaintEffect(in.String(string(t.Effect)))
+	}
+}
+
+// affinity interns the topology keys and label selectors of a pod's
+// affinity terms.
+func (in *interning) affinity(a *corev1.Affinity) {
+	if a == nil {
+		return
+	}
+	terms := func(ts []corev1.PodAffinityTerm) {
+		for i := range ts {
+			in.intern(&ts[i].TopologyKey)
+			in.all(ts[i].Namespaces)
+			in.labelSelector(ts[i].LabelSelector)
+			in.labelSelector(ts[i].NamespaceSelector)
+		}
+	}
+	weighted := func(ts []corev1.WeightedPodAffinityTerm) {
+		for i := range ts {
+			terms([]corev1.PodAffinityTerm{ts[i].PodAffinityTerm})
+		}
+	}
+	if p := a.PodAffinity; p != nil {
+		terms(p.RequiredDuringSchedulingIgnoredDuringExecution)
+		weighted(p.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if p := a.PodAntiAffinity; p != nil {
+		terms(p.RequiredDuringSchedulingIgnoredDuringExecution)
+		weighted(p.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+}
+
+func (in *interning) labelSelector(s *metav1.LabelSelector) {
+	if s == nil {
+		return
+	}
+	in.stringMap(s.MatchLabels)
+	for i := range s.MatchExpressions {
+		e := &s.MatchExpressions[i]
+		in.intern(&e.Key)
+		e.Operator = metav1.LabelSelectorOperator(in.String(string(e.Operator)))
+		in.all(e.Values)
+	}
 }
 
 func (in *interning) podSecurity(c *corev1.PodSecurityContext) {
+	if c != nil && c.SeccompProfile != nil {
+		c.SeccompProfile.Type = corev1.SeccompProfileType(in.String(string(c.SeccompProfile.Type)))
+	}
+}
+
+func (in *interning) securityContext(c *corev1.SecurityContext) {
+	if c == nil {
+		return
+	}
 	if c.SeccompProfile != nil {
 		c.SeccompProfile.Type = corev1.SeccompProfileType(in.String(string(c.SeccompProfile.Type)))
+	}
+	if cp := c.Capabilities; cp != nil {
+		for _, l := range [][]corev1.Capability{cp.Add, cp.Drop} {
+			for i := range l {
+				l[i] = corev1.Capability(in.String(string(l[i])))
+			}
+		}
+	}
+}
+
+func (in *interning) topologySpread(cs []corev1.TopologySpreadConstraint) {
+	for i := range cs {
+		c := &cs[i]
+		in.intern(&c.TopologyKey)
+		c.WhenUnsatisfiable = corev1.UnsatisfiableConstraintAction(in.String(string(c.WhenUnsatisfiable)))
+		in.labelSelector(c.LabelSelector)
+		in.all(c.MatchLabelKeys)
 	}
 }
 
 func (in *interning) volume(v *corev1.Volume) {
 	in.intern(&v.Name)
+	in.volumeSource(v.VolumeSource)
+}
+
+// volumeSource interns the strings of a volume's source (a value whose
+// fields are pointers: the strings it points to).
+func (in *interning) volumeSource(v corev1.VolumeSource) {
 	switch {
 	case v.ConfigMap != nil:
 		in.intern(&v.ConfigMap.Name)
@@ -209,19 +321,41 @@ func (in *interning) keyPaths(items []corev1.KeyToPath) {
 }
 
 func (in *interning) container(c *corev1.Container) {
-	in.intern(&c.Name)
-	in.intern(&c.Image)
 	in.all(c.Command)
 	in.all(c.Args)
+	in.ports(c.Ports)
+	in.envFrom(c.EnvFrom)
+	in.envVars(c.Env)
+	in.resources(&c.Resources)
+	in.mounts(c.VolumeMounts, nil)
+	in.probe(c.LivenessProbe)
+	in.probe(c.ReadinessProbe)
+	in.probe(c.StartupProbe)
+	in.containerScalars(c)
+}
+
+// containerScalars interns a container's own strings.
+func (in *interning) containerScalars(c *corev1.Container) {
+	in.intern(&c.Name)
+	in.intern(&c.Image)
 	in.intern(&c.WorkingDir)
-	for i := range c.Ports {
-		p := &c.Ports[i]
+	in.intern(&c.TerminationMessagePath)
+	c.TerminationMessagePolicy = corev1.TerminationMessagePolicy(in.String(string(c.TerminationMessagePolicy)))
+	c.ImagePullPolicy = corev1.PullPolicy(in.String(string(c.ImagePullPolicy)))
+}
+
+func (in *interning) ports(ps []corev1.ContainerPort) {
+	for i := range ps {
+		p := &ps[i]
 		in.intern(&p.Name)
 		p.Protocol = corev1.Protocol(in.String(string(p.Protocol)))
 		in.intern(&p.HostIP)
 	}
-	for i := range c.EnvFrom {
-		e := &c.EnvFrom[i]
+}
+
+func (in *interning) envFrom(es []corev1.EnvFromSource) {
+	for i := range es {
+		e := &es[i]
 		in.intern(&e.Prefix)
 		if e.ConfigMapRef != nil {
 			in.intern(&e.ConfigMapRef.Name)
@@ -230,8 +364,11 @@ func (in *interning) container(c *corev1.Container) {
 			in.intern(&e.SecretRef.Name)
 		}
 	}
-	for i := range c.Env {
-		e := &c.Env[i]
+}
+
+func (in *interning) envVars(env []corev1.EnvVar) {
+	for i := range env {
+		e := &env[i]
 		in.intern(&e.Name)
 		in.intern(&e.Value)
 		if s := e.ValueFrom; s != nil {
@@ -253,20 +390,38 @@ func (in *interning) container(c *corev1.Container) {
 			}
 		}
 	}
-	c.Resources.Limits = in.resourceList(c.Resources.Limits)
-	c.Resources.Requests = in.resourceList(c.Resources.Requests)
-	for i := range c.VolumeMounts {
-		m := &c.VolumeMounts[i]
-		in.intern(&m.Name)
+}
+
+func (in *interning) resources(r *corev1.ResourceRequirements) {
+	if r == nil {
+		return
+	}
+	r.Limits = in.resourceList(r.Limits)
+	r.Requests = in.resourceList(r.Requests)
+}
+
+// mounts interns the volume mounts' strings; a mount's name is taken from
+// volumes (the pod's own volume names) when one is equal, so that a name
+// unique to the pod (a service-account token volume's) is one string
+// without passing through the Interner.
+func (in *interning) mounts(ms []corev1.VolumeMount, volumes []string) {
+	for i := range ms {
+		m := &ms[i]
+		in.volumeName(&m.Name, volumes)
 		in.intern(&m.MountPath)
 		in.intern(&m.SubPath)
 	}
-	in.probe(c.LivenessProbe)
-	in.probe(c.ReadinessProbe)
-	in.probe(c.StartupProbe)
-	in.intern(&c.TerminationMessagePath)
-	c.TerminationMessagePolicy = corev1.TerminationMessagePolicy(in.String(string(c.TerminationMessagePolicy)))
-	c.ImagePullPolicy = corev1.PullPolicy(in.String(string(c.ImagePullPolicy)))
+}
+
+// volumeName sets *s to the equal one of volumes, if any, else interns it.
+func (in *interning) volumeName(s *string, volumes []string) {
+	for _, v := range volumes {
+		if v == *s {
+			*s = v
+			return
+		}
+	}
+	in.intern(s)
 }
 
 // resourceList interns the resource names (the map's keys) or, with
@@ -281,6 +436,12 @@ func (in *interning) resourceList(l corev1.ResourceList) corev1.ResourceList {
 	}
 	in.resourceNames(l)
 	return l
+}
+
+// resourceNamesOf interns the resource names of r's lists, in place.
+func (in *interning) resourceNamesOf(r corev1.ResourceRequirements) {
+	in.resourceNames(r.Limits)
+	in.resourceNames(r.Requests)
 }
 
 func (in *interning) resourceNames(l corev1.ResourceList) {
@@ -308,6 +469,18 @@ func (in *interning) probe(p *corev1.Probe) {
 }
 
 func (in *interning) podStatus(s *corev1.PodStatus) {
+	for _, cs := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses, s.EphemeralContainerStatuses} {
+		for i := range cs {
+			in.containerStatus(&cs[i], nil)
+		}
+	}
+	s.AllocatedResources = in.resourceList(s.AllocatedResources)
+	in.resources(s.Resources)
+	in.podStatusScalars(s)
+}
+
+// podStatusScalars interns the pod status's own strings.
+func (in *interning) podStatusScalars(s *corev1.PodStatus) {
 	s.Phase = corev1.PodPhase(in.String(string(s.Phase)))
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
@@ -323,16 +496,28 @@ func (in *interning) podStatus(s *corev1.PodStatus) {
 		in.intern(&s.HostIPs[i].IP)
 	}
 	s.QOSClass = corev1.PodQOSClass(in.String(string(s.QOSClass)))
-	for _, cs := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses} {
-		for i := range cs {
-			c := &cs[i]
-			in.intern(&c.Name)
-			in.intern(&c.Image)
-			in.intern(&c.ImageID)
-			in.containerState(&c.State)
-			in.containerState(&c.LastTerminationState)
-		}
+}
+
+// containerStatus interns a container status's strings and, with
+// ShareResourceLists, shares its resource lists; volumes are the pod's
+// volume names, for the mounts.
+func (in *interning) containerStatus(c *corev1.ContainerStatus, volumes []string) {
+	in.containerStatusScalars(c)
+	c.AllocatedResources = in.resourceList(c.AllocatedResources)
+	in.resources(c.Resources)
+	for i := range c.VolumeMounts {
+		m := &c.VolumeMounts[i]
+		in.volumeName(&m.Name, volumes)
+		in.intern(&m.MountPath)
 	}
+}
+
+func (in *interning) containerStatusScalars(c *corev1.ContainerStatus) {
+	in.intern(&c.Name)
+	in.intern(&c.Image)
+	in.intern(&c.ImageID)
+	in.containerState(&c.State)
+	in.containerState(&c.LastTerminationState)
 }
 
 func (in *interning) containerState(s *corev1.ContainerState) {

@@ -23,6 +23,9 @@ type jsonMeta struct {
 	namespace, generateName string
 	labels, annotations     map[string]string
 	finalizers              []string
+	pod                     *podJSONParts     // a pod's shared parts (Options.ShareRepeated, intern_json.go)
+	data                    map[string]string // a ConfigMap's data, if dataCut (intern_json.go)
+	dataCut                 bool
 }
 
 // apply sets the members on om, which the typed decoder filled without
@@ -107,6 +110,22 @@ func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
 	return m, ok && err == nil
 }
 
+// jsonSharedMap is jsonInternedMap, with Options.ShareRepeated shared by
+// the maps encoded alike (at site).
+func jsonSharedMap(v []byte, in *interning, site partSite) (map[string]string, bool) {
+	if !in.shareParts || string(v) == "null" {
+		return jsonInternedMap(v, in)
+	}
+	m, err := sharePart(&in.Interner.parts, jsonSite(site), v, func(v []byte) (map[string]string, error) {
+		m, ok := jsonInternedMap(v, in)
+		if !ok {
+			return nil, errUnsplittable
+		}
+		return m, nil
+	})
+	return m, err == nil
+}
+
 // jsonInternedList decodes the JSON array of strings v (or null).
 func jsonInternedList(v []byte, in *interning) (_ []string, ok bool) {
 	if string(v) == "null" {
@@ -167,10 +186,10 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 			}
 		case "labels":
 			which = 2
-			m.labels, vok = jsonInternedMap(v, in)
+			m.labels, vok = jsonSharedMap(v, in, siteLabels)
 		case "annotations":
 			which = 3
-			m.annotations, vok = jsonInternedMap(v, in)
+			m.annotations, vok = jsonSharedMap(v, in, siteAnnotations)
 		case "finalizers":
 			which = 4
 			m.finalizers, vok = jsonInternedList(v, in)

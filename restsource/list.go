@@ -49,7 +49,7 @@ func (s *Source[T, E]) protobufList(body []byte) (runtime.Object, error) {
 	if err := list.ListMeta.Unmarshal(meta); err != nil {
 		return nil, fmt.Errorf("decoding the list's metadata: %w", err)
 	}
-	list.Items, err = s.decodeItems(raws, func(raw []byte) (T, error) { return d.message(raw, nil) })
+	list.Items, err = s.decodeItems(raws, 0, func(raw []byte) (T, error) { return d.message(raw, nil) })
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (s *Source[T, E]) jsonList(body []byte) (runtime.Object, error) {
 			return nil, fmt.Errorf("decoding the list's metadata: %w", err)
 		}
 	}
-	list.Items, err = s.decodeItems(l.items, d.jsonItem)
+	list.Items, err = s.decodeItems(l.items, 0, d.jsonItem)
 	if err != nil {
 		return nil, err
 	}
@@ -111,15 +111,15 @@ func statusError(st *metav1.Status) error {
 // minItemsPerWorker keeps small lists on the calling goroutine.
 const minItemsPerWorker = 16
 
-// decodeItems decodes the items of a list on up to DecodeWorkers
-// goroutines, each into its own allocation.
-func (s *Source[T, E]) decodeItems(raws [][]byte, decode func([]byte) (T, error)) ([]runtime.RawExtension, error) {
+// decodeItems decodes the items of a list (the first of raws being item
+// base) on up to DecodeWorkers goroutines, each into its own allocation.
+func (s *Source[T, E]) decodeItems(raws [][]byte, base int, decode func([]byte) (T, error)) ([]runtime.RawExtension, error) {
 	items := make([]runtime.RawExtension, len(raws))
 	one := func(from, to int) error {
 		for i := from; i < to; i++ {
 			obj, err := decode(raws[i])
 			if err != nil {
-				return fmt.Errorf("item %d: %w", i, err)
+				return fmt.Errorf("item %d: %w", base+i, err)
 			}
 			items[i].Object = obj
 		}

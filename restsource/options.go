@@ -74,7 +74,7 @@ type Options struct {
 	// interned straight from the bytes while decoding (protobuf and JSON);
 	// the other strings just after. The objects are equal
 	// to those decoded without it. One Interner may serve several Sources;
-	// see NewInterner for its (fixed) size and Interner.Stats for its hit
+	// see NewInterner for its (bounded) size and Interner.Stats for its hit
 	// rate.
 	Interner *Interner
 
@@ -88,6 +88,23 @@ type Options struct {
 	// that edits resources must build a new map). Objects copied with
 	// DeepCopy have their own maps.
 	ShareResourceLists bool
+
+	// ShareRepeated, with an Interner, makes the parts that repeat across
+	// objects one copy, kept in the Interner's (bounded) table of parts:
+	// label and annotation maps and owner references of every type; for
+	// pods also the parts the pods of one template have in common (a
+	// container's command, args, ports, env, resources, volume mounts,
+	// probes and security context; the pod's volumes' sources, affinity,
+	// tolerations, node selector, topology spread constraints; a
+	// container status's resources). Parts are matched by their encoding,
+	// so decoding an equal part is skipped too (protobuf); a part is kept
+	// from its second sighting on. The objects stay equal to those
+	// decoded without it, but these parts are shared: treat them as
+	// read-only, as every cached object should be (a Transform that edits
+	// labels or annotations must build a new map; slices are shared with
+	// their capacity clipped, so an append copies). Objects copied with
+	// DeepCopy have their own parts. It implies ShareResourceLists.
+	ShareRepeated bool
 
 	// ProjectionOf, if set, makes T a projection of this type (e.g.
 	// &corev1.Pod{}): a slim struct declaring only the fields a

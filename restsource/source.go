@@ -79,22 +79,24 @@ func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
 }
 
 // ListWithContext implements cache.ListerWatcherWithContext: one list
-// request (one page when opts.Limit is set). The result is a *metav1.List
+// request (one page when opts.Limit is set), decoded as it arrives. The result is a *metav1.List
 // whose items are RawExtensions holding a T each (or, for types without
 // a generated Unmarshal method, the typed list), which client-go's and
 // listwatch's reflectors both take as it is. Errors are the REST client's:
 // apierrors.IsResourceExpired and the like work on them.
 func (s *Source[T, E]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
-	res := s.request(opts).Do(ctx) // retries, throttling and errors exactly as the clientset's List
-	if err := res.Error(); err != nil {
-		return nil, err
-	}
-	body, err := res.Raw()
+	// Throttling, Retry-After retries and errors as the clientset's List,
+	// but the body is read as it arrives (list_stream.go): the objects are
+	// decoded a batch at a time, never beside the whole response. Unlike
+	// List, a GET whose connection is reset is not retried here: the
+	// reflector lists again after its backoff.
+	body, err := s.request(opts).Stream(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.decodeList(body)
+	defer body.Close()
+	return s.readList(bufio.NewReaderSize(body, 64<<10))
 }
 
 // WatchWithContext implements cache.ListerWatcherWithContext. The watch

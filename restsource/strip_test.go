@@ -58,11 +58,14 @@ var jsonPaths = []decodePath{
 
 // wrapUnknown encodes a pod's message as a protobuf object: the magic and
 // an Unknown envelope naming v1 Pod.
-func wrapUnknown(msg []byte) []byte {
+func wrapUnknown(msg []byte) []byte { return wrapUnknownAs(msg, "v1", "Pod") }
+
+// wrapUnknownAs is wrapUnknown for an object of another kind.
+func wrapUnknownAs(msg []byte, apiVersion, kind string) []byte {
 	tm := protowire.AppendTag(nil, 1, protowire.BytesType)
-	tm = protowire.AppendString(tm, "v1")
+	tm = protowire.AppendString(tm, apiVersion)
 	tm = protowire.AppendTag(tm, 2, protowire.BytesType)
-	tm = protowire.AppendString(tm, "Pod")
+	tm = protowire.AppendString(tm, kind)
 	out := append([]byte(nil), protoMagic...)
 	out = protowire.AppendTag(out, 1, protowire.BytesType)
 	out = protowire.AppendBytes(out, tm)
@@ -250,9 +253,11 @@ func checkStripped(t *testing.T, what string, ref, got *objectDecoder[*corev1.Po
 // the metadata in unusual places, decoding with StripManagedFields equals
 // decoding in full and then setting ManagedFields to nil, in protobuf and
 // JSON, for watch events' objects and list items; with an Interner too
-// (which decodes part of the metadata itself), and with an Interner alone.
+// (which decodes part of the metadata itself), with an Interner alone, and
+// with ShareRepeated (which decodes the pod in parts).
 func TestStripManagedFieldsDifferential(t *testing.T) {
-	for _, opts := range []Options{{StripManagedFields: true}, {StripManagedFields: true, Interner: NewInterner(0)}, {Interner: NewInterner(64)}} {
+	for _, opts := range []Options{{StripManagedFields: true}, {StripManagedFields: true, Interner: NewInterner(0)}, {Interner: NewInterner(64)},
+		{StripManagedFields: true, Interner: NewInterner(0), ShareRepeated: true}, {Interner: NewInterner(64), ShareRepeated: true}} {
 		ref, got := decoders(t, opts)
 		if !got.split {
 			t.Fatal("Pod's protobuf layout is not recognized: metadata would not be split")
@@ -347,8 +352,10 @@ func TestStripManagedFieldsNeedsObjectMeta(t *testing.T) {
 
 // FuzzStripManagedFields: whatever the bytes, decoding with
 // StripManagedFields (and an Interner, which decodes part of the metadata
-// itself) does not panic, and when the reference decoder decodes them, the
-// result is the reference's with ManagedFields nil.
+// itself, and ShareRepeated, which decodes the pod in parts, each part
+// once for every pod encoding it alike) does not panic, and when the
+// reference decoder decodes them, the result is the reference's with
+// ManagedFields nil.
 // isJSON selects the encoding: a pod's protobuf message or JSON object.
 func FuzzStripManagedFields(f *testing.F) {
 	for _, p := range corpusPods(3, 3) {
@@ -359,7 +366,7 @@ func FuzzStripManagedFields(f *testing.F) {
 			f.Add(obj, true)
 		}
 	}
-	ref, got := decoders(f, Options{StripManagedFields: true, Interner: NewInterner(256)})
+	ref, got := decoders(f, Options{StripManagedFields: true, Interner: NewInterner(256), ShareRepeated: true})
 	f.Fuzz(func(t *testing.T, data []byte, isJSON bool) {
 		paths := protoPaths
 		if isJSON {

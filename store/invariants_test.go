@@ -86,7 +86,7 @@ func checkPostings[T any](p *postings[T]) error {
 // without gaps, the fill limit and unique keys.
 func checkTable[T any](t *table[T]) error {
 	n := len(t.slots)
-	if n != len(t.tags) || n != len(t.objs) || (n != 0 && (n < minTableSize || n&(n-1) != 0)) {
+	if n != len(t.tags) || n != len(t.objs) || (n != 0 && (n < minTableSize || n%8 != 0)) {
 		return fmt.Errorf("table sizes %d/%d", n, len(t.tags))
 	}
 	count, keys := 0, map[string]bool{}
@@ -113,7 +113,7 @@ func checkTable[T any](t *table[T]) error {
 		if t.tags[i] != tagOf(h) {
 			return fmt.Errorf("slot %d: wrong tag", i)
 		}
-		for j := int(h) & t.mask(); j != i; j = (j + 1) & t.mask() {
+		for j := slotOf(h, n); j != i; j = t.next(j) {
 			if t.slots[j] == nil {
 				return fmt.Errorf("key %q at %d: gap at %d in its probe run", e.key, i, j)
 			}

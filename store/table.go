@@ -6,19 +6,23 @@ import "hash/maphash"
 // by entry.key, with linear probing and backward-shift deletion (no
 // tombstones). A Go map[string]*entry spends a 24-byte slot per object (the
 // key header is stored in the map and again in the entry); this table
-// spends one pointer plus one tag byte per slot, at most 3/4 full.
+// spends one pointer plus one tag byte per slot, at most 3/4 full. It
+// grows by a quarter (not double), its size any multiple of 8, a hash
+// mapped to its home slot by multiplication: just after growing it is
+// still 60% full, where a table just past a doubling is 38% full.
 //
 // objs mirrors each entry's object in a dense array, so that a full List
 // copies contiguous memory instead of dereferencing every entry: the read
 // lock is held several times shorter, which is what keeps writers moving
 // while readers list.
 //
-// Invariants: len(slots) == len(tags) == len(objs) and is 0 or a power of
-// two >= 8; tags[i] == 0 exactly when slots[i] == nil, otherwise tags[i] is
+// Invariants: len(slots) == len(tags) == len(objs) and is 0 or a multiple
+// of 8; tags[i] == 0 exactly when slots[i] == nil, otherwise tags[i] is
 // tagOf(hash of slots[i].key); objs[i] == slots[i].obj for a full slot and
 // the zero T for an empty one; every entry sits in the probe run starting
-// at its home slot with no empty slot between home and it; count is the
-// number of non-nil slots and count <= 3/4 len(slots).
+// at its home slot (slotOf) with no empty slot between home and it, the
+// run wrapping from the last slot to the first; count is the number of
+// non-nil slots and count <= 3/4 len(slots).
 type table[T any] struct {
 	seed  maphash.Seed
 	slots []*entry[T]
@@ -34,7 +38,28 @@ func newTable[T any]() table[T] { return table[T]{seed: maphash.MakeSeed()} }
 // tagOf keeps 7 bits of the hash, with the top bit set so 0 means empty.
 func tagOf(h uint64) uint8 { return uint8(h>>57) | 0x80 }
 
-func (t *table[T]) mask() int { return len(t.slots) - 1 }
+// slotOf maps hash h to a slot of a table of n slots: the low 32 bits,
+// scaled (the tag keeps the top ones).
+func slotOf(h uint64, n int) int { return int(uint64(uint32(h)) * uint64(n) >> 32) }
+
+// next returns the slot after i, wrapping around.
+func (t *table[T]) next(i int) int {
+	if i++; i == len(t.slots) {
+		return 0
+	}
+	return i
+}
+
+// dist is the number of slots from a forward to b, wrapping around.
+func (t *table[T]) dist(a, b int) int {
+	if b >= a {
+		return b - a
+	}
+	return b - a + len(t.slots)
+}
+
+// grown is the size after n: a quarter more, a multiple of 8.
+func grown(n int) int { return max(minTableSize, (n+n/4+7)&^7) }
 
 // find returns the slot holding key, or -1.
 func (t *table[T]) find(key string) int {
@@ -42,8 +67,8 @@ func (t *table[T]) find(key string) int {
 		return -1
 	}
 	h := maphash.String(t.seed, key)
-	tag, m := tagOf(h), t.mask()
-	for i := int(h) & m; t.slots[i] != nil; i = (i + 1) & m {
+	tag := tagOf(h)
+	for i := slotOf(h, len(t.slots)); t.slots[i] != nil; i = t.next(i) {
 		if t.tags[i] == tag && t.slots[i].key == key {
 			return i
 		}
@@ -70,8 +95,8 @@ func (t *table[T]) getBytes(key []byte) *entry[T] {
 		return nil
 	}
 	h := maphash.Bytes(t.seed, key)
-	tag, m := tagOf(h), t.mask()
-	for i := int(h) & m; t.slots[i] != nil; i = (i + 1) & m {
+	tag := tagOf(h)
+	for i := slotOf(h, len(t.slots)); t.slots[i] != nil; i = t.next(i) {
 		if t.tags[i] == tag && t.slots[i].key == string(key) {
 			return t.slots[i]
 		}
@@ -82,7 +107,7 @@ func (t *table[T]) getBytes(key []byte) *entry[T] {
 // insert adds e, whose key must not be present.
 func (t *table[T]) insert(e *entry[T]) {
 	if (t.count+1)*4 > len(t.slots)*3 {
-		t.resize(max(minTableSize, 2*len(t.slots)))
+		t.resize(grown(len(t.slots)))
 	}
 	t.place(e, maphash.String(t.seed, e.key))
 	t.count++
@@ -90,10 +115,9 @@ func (t *table[T]) insert(e *entry[T]) {
 
 // place puts e in the first empty slot of its probe run.
 func (t *table[T]) place(e *entry[T], h uint64) {
-	m := t.mask()
-	i := int(h) & m
+	i := slotOf(h, len(t.slots))
 	for t.slots[i] != nil {
-		i = (i + 1) & m
+		i = t.next(i)
 	}
 	t.slots[i], t.tags[i], t.objs[i] = e, tagOf(h), e.obj
 }
@@ -114,13 +138,12 @@ func (t *table[T]) resize(n int) {
 // into slots after it in the run, which is what lets sweep delete while
 // scanning forward.
 func (t *table[T]) removeAt(i int) {
-	m := t.mask()
 	hole := i
-	for j := (i + 1) & m; t.slots[j] != nil; j = (j + 1) & m {
-		home := int(maphash.String(t.seed, t.slots[j].key)) & m
+	for j := t.next(i); t.slots[j] != nil; j = t.next(j) {
+		home := slotOf(maphash.String(t.seed, t.slots[j].key), len(t.slots))
 		// The entry at j may fill the hole unless its home lies
 		// cyclically in (hole, j].
-		if (j-home)&m >= (j-hole)&m {
+		if t.dist(home, j) >= t.dist(hole, j) {
 			t.slots[hole], t.tags[hole], t.objs[hole] = t.slots[j], t.tags[j], t.objs[j]
 			hole = j
 		}
@@ -146,7 +169,7 @@ func (t *table[T]) remove(key string) *entry[T] {
 // that shrank after a relist gives memory back.
 func (t *table[T]) maybeShrink() {
 	if len(t.slots) > minTableSize && t.count*8 < len(t.slots) {
-		t.resize(max(minTableSize, len(t.slots)/2))
+		t.resize(max(minTableSize, len(t.slots)/2&^7))
 	}
 }
 

@@ -152,7 +152,7 @@ func (r *running) informerTypes() map[string]string {
 // wantInformerType is the informer type impl builds.
 func wantInformerType(impl Informers) string {
 	if impl == Listwatch {
-		return "*informer.compatInformer" // the drop-in's concrete type
+		return "*cache.listwatchInformer" // the drop-in's concrete type (clientgo/tools/cache)
 	}
 	return "*cache.sharedIndexInformer"
 }

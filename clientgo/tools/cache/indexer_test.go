@@ -134,3 +134,20 @@ func TestDropInTransaction(t *testing.T) {
 		t.Fatalf("empty transaction: %v", terr)
 	}
 }
+
+// With client-go's StoreOptions (here a transformer), NewStore is
+// client-go's own store, so that they apply.
+func TestStoreOptionsApply(t *testing.T) {
+	s := NewStore(cache.MetaNamespaceKeyFunc, cache.WithTransformer(func(obj any) (any, error) {
+		p := obj.(*corev1.Pod).DeepCopy()
+		p.Labels = map[string]string{"transformed": "yes"}
+		return p, nil
+	}))
+	if err := s.Add(pod("a", "x", "", nil)); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.GetByKey("a/x")
+	if err != nil || !ok || got.(*corev1.Pod).Labels["transformed"] != "yes" {
+		t.Fatalf("GetByKey = %v, %v, %v; want the transformed pod", got, ok, err)
+	}
+}

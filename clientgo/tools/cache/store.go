@@ -2,7 +2,6 @@ package cache
 
 import (
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/internal/dropin"
 	_ "github.com/listwatch/listwatch/store" // sets dropin.NewIndexer
@@ -27,23 +26,22 @@ import (
 // values.
 //
 // opts (client-go's StoreOptions: a transformer, informer metrics) act on
-// client-go's own store internals and cannot apply here: they are ignored,
-// with an error logged once per call that passes any. client-go's
-// reflector and informers set them; code that builds a store for itself
-// rarely does.
+// client-go's own store internals, which listwatch's store does not have:
+// with any, NewIndexer returns client-go's own indexer, so that they apply
+// as they would (code that builds a store for itself rarely passes any;
+// client-go's reflector and informers do).
 func NewIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers, opts ...cache.StoreOption) cache.Indexer {
-	warnStoreOptions("NewIndexer", opts)
+	if len(opts) > 0 {
+		return cache.NewIndexer(keyFunc, indexers, opts...)
+	}
 	return dropin.NewIndexer(keyFunc, indexers)
 }
 
-// NewStore is client-go's cache.NewStore: NewIndexer without indexes.
+// NewStore is client-go's cache.NewStore: NewIndexer without indexes (and
+// client-go's own store when given StoreOptions, as NewIndexer).
 func NewStore(keyFunc cache.KeyFunc, opts ...cache.StoreOption) cache.Store {
-	warnStoreOptions("NewStore", opts)
-	return dropin.NewIndexer(keyFunc, cache.Indexers{})
-}
-
-func warnStoreOptions(fn string, opts []cache.StoreOption) {
 	if len(opts) > 0 {
-		klog.Background().Error(nil, "cache."+fn+": StoreOptions are not supported by listwatch's store and are ignored", "options", len(opts))
+		return cache.NewStore(keyFunc, opts...)
 	}
+	return dropin.NewIndexer(keyFunc, cache.Indexers{})
 }

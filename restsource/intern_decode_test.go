@@ -1,0 +1,206 @@
+package restsource
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// sharedDecoders returns the reference decoder of T and one with an
+// Interner and ShareRepeated (and StripManagedFields if strip).
+func sharedDecoders[T interface {
+	*E
+	runtime.Object
+}, E any](t *testing.T, strip bool) (ref, got *objectDecoder[T, E], in *Interner) {
+	t.Helper()
+	in = NewInterner(0)
+	ref, err := newObjectDecoder[T](Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = newObjectDecoder[T](Options{Scheme: scheme.Scheme, Interner: in, ShareRepeated: true, StripManagedFields: strip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.shareParts {
+		t.Fatalf("%T is not decoded in parts", T(new(E)))
+	}
+	return ref, got, in
+}
+
+// testConfigMap is ConfigMap i of a namespace's set: a CA bundle the same
+// everywhere, a chart's file the same in every namespace (too long to
+// intern), a file unique to the namespace, and labels per chart.
+func testConfigMap(i int) *corev1.ConfigMap {
+	ns := fmt.Sprintf("team-%d", i)
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-config", UID: types.UID(fmt.Sprint("uid-", i)),
+			Labels: map[string]string{"app": "shop", "chart": "shop-1.2"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "helm", Operation: metav1.ManagedFieldsOperationUpdate,
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{}}`)}}},
+		Data: map[string]string{
+			"ca.crt":       strings.Repeat("MIIDBTCCAe2gAwIBAgIIQm8tZ2VuZXJhdGVk", 40),
+			"logging.yaml": strings.Repeat("level: info\n", 40),
+			"config.yaml":  strings.Repeat("namespace: "+ns+"\n", 30),
+			"flags":        `{"a":true}`,
+		},
+	}
+}
+
+// TestSharedPartsConfigMaps: ConfigMaps decoded in parts equal the plain
+// decoding (stripped or not, through both protobuf paths), and share
+// their long values where they repeat, their labels and, for equal data,
+// the whole data map.
+func TestSharedPartsConfigMaps(t *testing.T) {
+	for _, strip := range []bool{false, true} {
+		ref, got, in := sharedDecoders[*corev1.ConfigMap](t, strip)
+		var decoded []*corev1.ConfigMap
+		for i := range 6 {
+			cm := testConfigMap(i)
+			if i >= 4 {
+				cm.Data = map[string]string{"ca.crt": cm.Data["ca.crt"]} // the same data from here on
+			}
+			msg, err := cm.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ref.message(bytes.Clone(msg), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strip {
+				want.ManagedFields = nil
+			}
+			for _, decode := range []func() (*corev1.ConfigMap, error){
+				func() (*corev1.ConfigMap, error) { return got.message(bytes.Clone(msg), nil) },
+				func() (*corev1.ConfigMap, error) {
+					obj, err := got.protobuf(wrapUnknownAs(msg, "v1", "ConfigMap"), false)
+					cm, _ := obj.(*corev1.ConfigMap)
+					return cm, err
+				},
+			} {
+				cm, err := decode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(cm, want) {
+					t.Fatalf("configmap %d strip=%v: (-want +got):\n%s", i, strip, cmp.Diff(want, cm))
+				}
+				decoded = append(decoded, cm)
+			}
+		}
+		last := decoded[len(decoded)-1]
+		if unsafe.StringData(decoded[5].Data["logging.yaml"]) != unsafe.StringData(decoded[7].Data["logging.yaml"]) {
+			t.Error("a long value that repeats is not shared")
+		}
+		if unsafe.StringData(decoded[5].Data["config.yaml"]) == unsafe.StringData(decoded[7].Data["config.yaml"]) {
+			t.Error("values unique to a namespace are shared")
+		}
+		if reflect.ValueOf(last.Data).UnsafePointer() != reflect.ValueOf(decoded[len(decoded)-2].Data).UnsafePointer() {
+			t.Error("equal data maps are not shared")
+		}
+		if reflect.ValueOf(last.Labels).UnsafePointer() != reflect.ValueOf(decoded[3].Labels).UnsafePointer() {
+			t.Error("equal labels are not shared")
+		}
+		t.Logf("strip=%v: %+v", strip, in.Stats())
+	}
+}
+
+// TestSharedPartsOtherKinds: a kind without parts of its own (a Service)
+// shares its metadata's parts and decodes equal to the plain decoding.
+func TestSharedPartsOtherKinds(t *testing.T) {
+	ref, got, _ := sharedDecoders[*corev1.Service](t, false)
+	var prev *corev1.Service
+	for i := range 4 {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprint("svc-", i), Labels: map[string]string{"app": "shop"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "X", Name: "x", UID: "1"}}},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "shop"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+		}
+		msg, err := svc.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.message(bytes.Clone(msg), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err = got.message(bytes.Clone(msg), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(svc, want) {
+			t.Fatalf("service %d: (-want +got):\n%s", i, cmp.Diff(want, svc))
+		}
+		if i >= 2 && unsafe.SliceData(svc.OwnerReferences) != unsafe.SliceData(prev.OwnerReferences) {
+			t.Errorf("service %d: owner references not shared", i)
+		}
+		prev = svc
+	}
+}
+
+// TestEachPartRepeatedField: a picked field in two runs (merged by the
+// generated decoder) is refused, so that the caller decodes in full.
+func TestEachPartRepeatedField(t *testing.T) {
+	f := func(num protowire.Number, v string) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), []byte(v))
+	}
+	msg := bytes.Join([][]byte{f(7, "a"), f(7, "b"), f(1, "x"), f(7, "c")}, nil)
+	var runs []string
+	err := eachPart(msg, fields(7).has, func([]byte) error { return nil }, func(_ protowire.Number, run []byte) error {
+		runs = append(runs, string(run))
+		return nil
+	})
+	if err != errUnsplittable || len(runs) != 1 || runs[0] != string(msg[:6]) {
+		t.Fatalf("err %v, runs %q: want the first run of two entries, then errUnsplittable", err, runs)
+	}
+}
+
+// TestSharedPartsConfigMapsJSON: the same as TestSharedPartsConfigMaps for
+// JSON (the data cut from the object before the typed decoder).
+func TestSharedPartsConfigMapsJSON(t *testing.T) {
+	ref, got, _ := sharedDecoders[*corev1.ConfigMap](t, true)
+	var decoded []*corev1.ConfigMap
+	for i := range 7 {
+		cm := testConfigMap(i)
+		if i >= 4 {
+			cm.Data = map[string]string{"ca.crt": cm.Data["ca.crt"]}
+		}
+		cm.Data["escaped"] = "tab\there \"quoted\" ünïcødé"
+		obj, err := json.Marshal(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.jsonItem(bytes.Clone(obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.ManagedFields = nil
+		got, err := got.jsonItem(append([]byte("  "), append(bytes.Clone(obj), "\n"...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("configmap %d: (-want +got):\n%s", i, cmp.Diff(want, got))
+		}
+		decoded = append(decoded, got)
+	}
+	if unsafe.StringData(decoded[2].Data["logging.yaml"]) != unsafe.StringData(decoded[3].Data["logging.yaml"]) {
+		t.Error("a long value that repeats is not shared")
+	}
+	if reflect.ValueOf(decoded[6].Data).UnsafePointer() != reflect.ValueOf(decoded[5].Data).UnsafePointer() {
+		t.Error("equal data maps are not shared")
+	}
+}

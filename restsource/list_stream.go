@@ -1,0 +1,502 @@
+package restsource
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
+)
+
+// Reading a list response as it arrives: its items are decoded a batch at
+// a time, from a buffer that is reused, so that while a list is decoded
+// only the objects (which the cache keeps) and about listBatchBytes of
+// their encodings are alive, never the whole response: a 20,000-pod list
+// is about 200 MB of protobuf. Responses this reader does not expect (not
+// the list's kind, a Status, a type without a generated decoder) are read
+// whole and decoded as before (list.go).
+
+// errExotic is an encoding that the whole-body decoding accepts and that
+// no server writes: a protobuf group, a JSON list with two items members.
+var errExotic = errors.New("an encoding no server writes")
+
+// maxListItem bounds what is allocated for one field of a list before
+// its bytes arrive: far more than any object a server stores.
+const maxListItem = 64 << 20
+
+// listBatchBytes is the size of the batch of encoded items decoded at once.
+const listBatchBytes = 1 << 20
+
+// readList reads and decodes a list response from r.
+func (s *Source[T, E]) readList(r *bufio.Reader) (runtime.Object, error) {
+	head, _ := r.Peek(len(protoMagic))
+	if bytes.Equal(head, protoMagic) && s.dec.fast {
+		if list, ok, err := s.streamProtobufList(r); ok {
+			return list, err
+		}
+	} else if !bytes.Equal(head, protoMagic) {
+		if list, ok, err := s.streamJSONList(r); ok {
+			return list, err
+		}
+	}
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeList(body)
+}
+
+// itemBatch collects encoded items and decodes them a batch at a time;
+// items is never nil (an empty list has no items, as list.go has it).
+type itemBatch struct {
+	buf   []byte
+	raws  [][]byte
+	items []runtime.RawExtension
+	// decode decodes a batch whose first item is item base of the list.
+	decode func(raws [][]byte, base int) ([]runtime.RawExtension, error)
+}
+
+// add appends one item's encoding, read by read into a slice of the
+// batch's buffer of n bytes; a full batch is decoded first.
+func (b *itemBatch) add(n int, read func([]byte) error) error {
+	if len(b.buf)+n > cap(b.buf) && len(b.raws) > 0 {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	if cap(b.buf) < n {
+		b.buf = make([]byte, 0, max(n, listBatchBytes))
+	}
+	start := len(b.buf)
+	b.buf = b.buf[:start+n]
+	if err := read(b.buf[start:]); err != nil {
+		return err
+	}
+	b.raws = append(b.raws, b.buf[start:])
+	return nil
+}
+
+func (b *itemBatch) flush() error {
+	if len(b.raws) == 0 {
+		return nil
+	}
+	items, err := b.decode(b.raws, len(b.items))
+	if err != nil {
+		return err
+	}
+	b.items = append(b.items, items...)
+	clear(b.raws)
+	b.raws, b.buf = b.raws[:0], b.buf[:0]
+	return nil
+}
+
+// streamProtobufList decodes a protobuf list from r as it arrives; ok is
+// false, with nothing read, if the response is not plainly T's list
+// (readList then reads it whole).
+func (s *Source[T, E]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
+	d := s.dec
+	// The envelope's TypeMeta comes first, and the list's message next:
+	// both are in the first bytes, looked at without reading them.
+	head, _ := r.Peek(512)
+	msg := head[len(protoMagic):]
+	num, typ, n := protowire.ConsumeTag(msg)
+	if n < 0 || num != 1 || typ != protowire.BytesType {
+		return nil, false, nil
+	}
+	tm, m := protowire.ConsumeBytes(msg[n:])
+	if m < 0 {
+		return nil, false, nil
+	}
+	var apiVersion, kind []byte
+	if eachField(tm, func(num protowire.Number, v []byte) error {
+		switch num {
+		case 1:
+			apiVersion = v
+		case 2:
+			kind = v
+		}
+		return nil
+	}) != nil || string(kind) != d.listKind || string(apiVersion) != d.apiVersion {
+		return nil, false, nil
+	}
+	rest := msg[n+m:]
+	num, typ, n = protowire.ConsumeTag(rest)
+	if n < 0 || num != 2 || typ != protowire.BytesType {
+		return nil, false, nil
+	}
+	size, m := protowire.ConsumeVarint(rest[n:])
+	if m < 0 {
+		return nil, false, nil
+	}
+	if _, err := r.Discard(len(protoMagic) + len(msg) - len(rest) + n + m); err != nil {
+		return nil, true, err
+	}
+	list := &metav1.List{}
+	b := &itemBatch{items: []runtime.RawExtension{}, decode: func(raws [][]byte, base int) ([]runtime.RawExtension, error) {
+		return s.decodeItems(raws, base, func(raw []byte) (T, error) { return d.message(raw, nil) })
+	}}
+	lr := &limited{r: r, n: int64(size)}
+	for lr.n > 0 {
+		num, typ, err := readTag(lr)
+		if err != nil {
+			return nil, true, fmt.Errorf("malformed protobuf list: %w", err)
+		}
+		if typ != protowire.BytesType {
+			if num <= 4 { // as eachField has it
+				err = fmt.Errorf("field %d: %w", num, errWireType)
+			} else {
+				err = skipField(lr, num, typ)
+			}
+			if err != nil {
+				return nil, true, fmt.Errorf("malformed protobuf list: %w", err)
+			}
+			continue
+		}
+		l, err := readVarint(lr)
+		switch {
+		case err != nil || l > uint64(lr.n):
+			return nil, true, fmt.Errorf("malformed protobuf list: %w", orUnexpectedEOF(err))
+		case l > maxListItem:
+			return nil, true, fmt.Errorf("malformed protobuf list: a field of %d bytes: %w", l, errExotic)
+		}
+		switch num {
+		case 1:
+			meta := make([]byte, l)
+			if _, err := io.ReadFull(lr, meta); err != nil {
+				return nil, true, orUnexpectedEOF(err)
+			}
+			if err := list.ListMeta.Unmarshal(meta); err != nil {
+				return nil, true, fmt.Errorf("decoding the list's metadata: %w", err)
+			}
+		case 2:
+			if err := b.add(int(l), func(buf []byte) error { _, err := io.ReadFull(lr, buf); return orUnexpectedEOF(err) }); err != nil {
+				return nil, true, err
+			}
+		default:
+			if _, err := io.CopyN(io.Discard, lr, int64(l)); err != nil {
+				return nil, true, orUnexpectedEOF(err)
+			}
+		}
+	}
+	if err := b.flush(); err != nil {
+		return nil, true, err
+	}
+	// What follows the list in the envelope: its content encoding and
+	// type, which must say nothing (parseUnknown's check).
+	tail, err := io.ReadAll(r)
+	if err != nil {
+		return nil, true, err
+	}
+	if err := eachField(tail, func(num protowire.Number, v []byte) error {
+		if num == 3 && len(v) != 0 {
+			return fmt.Errorf("unsupported content encoding %q", v)
+		}
+		return nil
+	}); err != nil {
+		return nil, true, err
+	}
+	list.Items = b.items
+	return list, true, nil
+}
+
+func orUnexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func readVarint(r io.ByteReader) (uint64, error) {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		c, err := r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, errors.New("varint overflow")
+}
+
+func readTag(r io.ByteReader) (protowire.Number, protowire.Type, error) {
+	v, err := readVarint(r)
+	if err != nil {
+		return 0, 0, orUnexpectedEOF(err)
+	}
+	num, typ := protowire.DecodeTag(v)
+	if num < protowire.MinValidNumber {
+		return 0, 0, errors.New("invalid field number")
+	}
+	return num, typ, nil
+}
+
+// skipField skips a field of a wire type other than bytes.
+func skipField(r *limited, num protowire.Number, typ protowire.Type) error {
+	switch typ {
+	case protowire.VarintType:
+		_, err := readVarint(r)
+		return orUnexpectedEOF(err)
+	case protowire.Fixed32Type:
+		_, err := io.CopyN(io.Discard, r, 4)
+		return orUnexpectedEOF(err)
+	case protowire.Fixed64Type:
+		_, err := io.CopyN(io.Discard, r, 8)
+		return orUnexpectedEOF(err)
+	}
+	return fmt.Errorf("field %d of wire type %d: %w", num, typ, errExotic)
+}
+
+// limited reads at most n more bytes of r, as bytes or runs of them.
+type limited struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (l *limited) ReadByte() (byte, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	c, err := l.r.ReadByte()
+	if err == nil {
+		l.n--
+	}
+	return c, err
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	m, err := l.r.Read(p)
+	l.n -= int64(m)
+	return m, err
+}
+
+// streamJSONList decodes a JSON list from r as it arrives: its items a
+// batch at a time, its other members (kind, apiVersion, metadata) kept;
+// ok is false, with nothing read, if r does not start with an object.
+func (s *Source[T, E]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
+	d := s.dec
+	jr := &jsonReader{r: r}
+	if c, err := jr.peek(); err != nil || c != '{' {
+		return nil, false, nil
+	}
+	jr.pos++
+	b := &itemBatch{items: []runtime.RawExtension{}, decode: func(raws [][]byte, base int) ([]runtime.RawExtension, error) {
+		return s.decodeItems(raws, base, d.jsonItem)
+	}}
+	other := []byte{'{'} // the members other than items, for the checks and a Status
+	itemsSeen := false
+	malformed := func(err error) (runtime.Object, bool, error) {
+		return nil, true, fmt.Errorf("malformed JSON list: %w", err)
+	}
+	for first := true; ; first = false {
+		c, err := jr.peek()
+		if err != nil {
+			return malformed(err)
+		}
+		if c == '}' && first {
+			jr.pos++
+			break
+		}
+		key, err := jr.value()
+		if err != nil {
+			return malformed(err)
+		}
+		if len(key) == 0 || key[0] != '"' {
+			return malformed(fmt.Errorf("invalid character %q looking for the beginning of an object key", key[0]))
+		}
+		if c, err = jr.peek(); err != nil || c != ':' {
+			return malformed(orUnexpectedEOF(err))
+		}
+		jr.pos++
+		if string(key) == `"items"` {
+			if itemsSeen {
+				return malformed(errExotic)
+			}
+			itemsSeen = true
+			if err := jr.items(b); err != nil {
+				return malformed(err)
+			}
+		} else {
+			if len(other) > 1 {
+				other = append(other, ',')
+			}
+			other = append(append(other, key...), ':')
+			v, err := jr.value()
+			if err != nil {
+				return malformed(err)
+			}
+			other = append(other, v...)
+		}
+		if c, err = jr.peek(); err != nil {
+			return malformed(err)
+		}
+		jr.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			return malformed(fmt.Errorf("invalid character %q after object key:value pair", c))
+		}
+	}
+	if c, err := jr.peek(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("invalid character %q after the top-level JSON object", c)
+		}
+		return malformed(err)
+	}
+	other = append(other, '}')
+	l, err := parseJSONList(other)
+	if err != nil {
+		return nil, true, err
+	}
+	switch {
+	case len(l.kind) == 0:
+		return nil, true, fmt.Errorf("object 'Kind' is missing in %s", truncate(other))
+	case string(l.kind) == "Status" && string(l.apiVersion) == statusAPIVersion:
+		st := &metav1.Status{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(other, st); err != nil {
+			return nil, true, fmt.Errorf("decoding a Status: %w", err)
+		}
+		st.TypeMeta = metav1.TypeMeta{}
+		return nil, true, statusError(st)
+	case string(l.kind) != d.listKind || string(l.apiVersion) != d.apiVersion:
+		return nil, true, fmt.Errorf("expected %s %s, got %s %s", d.apiVersion, d.listKind, l.apiVersion, l.kind)
+	}
+	if err := b.flush(); err != nil {
+		return nil, true, err
+	}
+	list := &metav1.List{}
+	if l.metadata != nil {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(l.metadata, &list.ListMeta); err != nil {
+			return nil, true, fmt.Errorf("decoding the list's metadata: %w", err)
+		}
+	}
+	list.Items = b.items
+	return list, true, nil
+}
+
+// jsonReader reads JSON values from r, buffering what it needs; a value
+// it returns is valid until the next call.
+type jsonReader struct {
+	r   *bufio.Reader
+	buf []byte
+	pos int // next byte of buf to look at
+}
+
+// peek returns the next byte that is not a space, without taking it.
+func (j *jsonReader) peek() (byte, error) {
+	for {
+		for j.pos < len(j.buf) && isSpace(j.buf[j.pos]) {
+			j.pos++
+		}
+		if j.pos < len(j.buf) {
+			return j.buf[j.pos], nil
+		}
+		if err := j.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill drops what was taken and reads more.
+func (j *jsonReader) fill() error {
+	n := copy(j.buf, j.buf[j.pos:])
+	j.buf, j.pos = j.buf[:n], 0
+	if cap(j.buf)-n < 32<<10 {
+		nb := make([]byte, n, max(2*cap(j.buf), 64<<10))
+		copy(nb, j.buf)
+		j.buf = nb
+	}
+	m, err := j.r.Read(j.buf[n:cap(j.buf)])
+	j.buf = j.buf[:n+m]
+	if m > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// value takes the next value, whole.
+func (j *jsonReader) value() ([]byte, error) {
+	if _, err := j.peek(); err != nil {
+		return nil, orUnexpectedEOF(err)
+	}
+	for {
+		end, err := skipValue(j.buf, j.pos)
+		// A number or literal at the end of the buffer may go on.
+		if err == nil && (end < len(j.buf) || j.buf[j.pos] == '"' || j.buf[j.pos] == '{' || j.buf[j.pos] == '[') {
+			v := j.buf[j.pos:end]
+			j.pos = end
+			return v, nil
+		}
+		if err != nil && err != errJSONEnd {
+			return nil, err
+		}
+		if ferr := j.fill(); ferr != nil {
+			if ferr == io.EOF && err == nil { // a number or literal ends the input
+				end, _ = skipValue(j.buf, j.pos) // fill moved it
+				v := j.buf[j.pos:end]
+				j.pos = end
+				return v, nil
+			}
+			return nil, orUnexpectedEOF(ferr)
+		}
+	}
+}
+
+// items takes the array of items (or null), each into the batch.
+func (j *jsonReader) items(b *itemBatch) error {
+	c, err := j.peek()
+	if err != nil {
+		return orUnexpectedEOF(err)
+	}
+	if c == 'n' {
+		_, err := j.value()
+		return err
+	}
+	if c != '[' {
+		return errors.New("JSON items are not an array")
+	}
+	j.pos++
+	for first := true; ; first = false {
+		if c, err = j.peek(); err != nil {
+			return orUnexpectedEOF(err)
+		}
+		if c == ']' && first {
+			j.pos++
+			return nil
+		}
+		v, err := j.value()
+		if err != nil {
+			return err
+		}
+		if err := b.add(len(v), func(buf []byte) error { copy(buf, v); return nil }); err != nil {
+			return err
+		}
+		if c, err = j.peek(); err != nil {
+			return orUnexpectedEOF(err)
+		}
+		j.pos++
+		if c == ']' {
+			return nil
+		}
+		if c != ',' {
+			return fmt.Errorf("invalid character %q after an array element in JSON", c)
+		}
+	}
+}
