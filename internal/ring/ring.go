@@ -21,11 +21,13 @@
 // # Shrinking
 //
 // By default a Ring halves once at most an eighth of it is in use, down to
-// Keep slots (64 if zero). A Patient ring shrinks only after more pops
-// since its last resize than it has slots, and then straight to four times
-// its length rounded up to a power of two: a queue that fills and drains
-// again and again keeps its buffer instead of reallocating it every time,
-// and a burst's memory is still given back under steady traffic.
+// Keep slots (64 if zero). A Patient ring looks at windows of as many pops
+// as it has slots: it shrinks only after a whole window in which it was
+// never more than an eighth full, and then straight to four times the most
+// it held in that window, rounded up to a power of two. A queue that fills
+// and drains again and again keeps its buffer instead of reallocating it
+// every cycle (its peak stays above an eighth), and a burst's memory is
+// still given back once a window of steady traffic has passed.
 //
 // # Concurrency
 //
@@ -49,8 +51,9 @@ type Ring[E any] struct {
 	// for i in [0, n). Every other slot holds the zero E, so that popped
 	// elements pin no memory.
 	n int
-	// pops counts pops since the last resize (Patient rings).
-	pops int
+	// pops counts pops since the current window began, and peak is the
+	// most elements held since then (Patient rings).
+	pops, peak int
 
 	// Keep is the size at or below which the ring never shrinks; zero
 	// means DefaultKeep.
@@ -91,6 +94,7 @@ func (r *Ring[E]) Push(e E) {
 	}
 	r.buf[r.index(r.n)] = e
 	r.n++
+	r.peak = max(r.peak, r.n)
 }
 
 // At returns the i-th oldest element; i must be in [0, Len()).
@@ -131,9 +135,14 @@ func (r *Ring[E]) shrink() {
 		r.resize(len(r.buf) / 2)
 		return
 	}
-	if r.pops++; r.pops > len(r.buf) {
-		r.resize(max(minSize, 4*ceilPow2(r.n)))
+	if r.pops++; r.pops <= len(r.buf) {
+		return
 	}
+	if r.peak <= len(r.buf)/8 {
+		r.resize(max(minSize, r.keep(), 4*ceilPow2(r.peak)))
+		return
+	}
+	r.pops, r.peak = 0, r.n // a new window
 }
 
 // Reserve grows the ring so that n more elements fit without resizing,
@@ -158,7 +167,7 @@ func (r *Ring[E]) resize(size int) {
 		k := copy(buf, r.buf[r.head:min(len(r.buf), r.head+r.n)])
 		copy(buf[k:], r.buf[:r.n-k])
 	}
-	r.buf, r.head, r.pops = buf, 0, 0
+	r.buf, r.head, r.pops, r.peak = buf, 0, 0, r.n
 }
 
 // ceilPow2 returns the smallest power of two >= n (1 for n <= 1).
