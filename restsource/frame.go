@@ -19,6 +19,10 @@ type frameReader interface {
 	// next appends the next frame to buf[:0] and returns it. At the end of
 	// the stream it returns io.EOF, or io.ErrUnexpectedEOF inside a frame.
 	next(buf []byte) ([]byte, error)
+	// pending reports whether more of the stream has already arrived
+	// (read from the connection and not yet returned as a frame): a
+	// backlog, as opposed to a trickle of events.
+	pending() bool
 }
 
 // protoFrames reads length-prefixed frames: a 4-byte big-endian length,
@@ -45,6 +49,8 @@ func (f *protoFrames) next(buf []byte) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+func (f *protoFrames) pending() bool { return f.r.Buffered() > 0 }
 
 // grow returns buf resized to n bytes, reallocated if too small.
 func grow(buf []byte, n int) []byte {
@@ -90,6 +96,16 @@ func (f *jsonFrames) next(out []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+func (f *jsonFrames) pending() bool {
+	for _, c := range f.buf[f.start:f.end] {
+		if !isSpace(c) {
+			return true
+		}
+	}
+	br, ok := f.r.(*bufio.Reader)
+	return ok && br.Buffered() > 0
 }
 
 // fill reads more input, moving the unreturned bytes to the front or

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,6 +36,9 @@ type watcher struct {
 	logger  klog.Logger
 	decoder func(json bool) eventDecoder
 	workers int
+	// inlined counts the frames the reader of a parallel watch decoded
+	// and delivered itself (a trickle); only that goroutine writes it.
+	inlined int
 }
 
 // ResultChan implements watch.Interface. The channel is closed after the
@@ -185,6 +189,15 @@ type slot struct {
 // emitter. Slots are used round-robin: the reader fills slot i%n, a worker
 // decodes it, and the emitter, which walks the slots in the same order,
 // delivers it and frees it, so the order of the frames is kept.
+//
+// At a trickle the reader decodes and delivers a frame itself, as inline
+// does: when no frame is in flight (every slot handed to the workers has
+// been delivered) and nothing more of the stream has arrived yet. A steady
+// watch then costs no hand-off to a worker and to the emitter; the workers
+// take over as soon as a backlog builds (a burst, the initial events of a
+// streaming list). The order is kept because the reader goes inline only
+// when the emitter has delivered everything before, and the slot it would
+// have used stays the next one the emitter waits on.
 func (w *watcher) parallel(frames frameReader, decode eventDecoder) {
 	n := 4 * w.workers
 	slots := make([]slot, n)
@@ -196,6 +209,7 @@ func (w *watcher) parallel(frames frameReader, decode eventDecoder) {
 		free <- struct{}{}
 	}
 	work := make(chan int, n)
+	var delivered atomic.Uint64 // slots the emitter has delivered
 	var wg sync.WaitGroup
 	for range w.workers {
 		wg.Go(func() {
@@ -209,10 +223,14 @@ func (w *watcher) parallel(frames frameReader, decode eventDecoder) {
 			}
 		})
 	}
-	wg.Go(func() { w.emit(slots, free) })
+	wg.Go(func() { w.emit(slots, free, &delivered) })
 	defer wg.Wait()
 	defer close(work)
-	for i := 0; ; i = (i + 1) % n {
+	var (
+		dispatched uint64 // slots handed to the workers
+		own        []byte // the reader's frame buffer for inline frames
+	)
+	for i := 0; ; {
 		select {
 		case <-free:
 		case <-w.done:
@@ -226,13 +244,34 @@ func (w *watcher) parallel(frames frameReader, decode eventDecoder) {
 			return
 		}
 		s.frame = frame
+		if dispatched == delivered.Load() && !frames.pending() {
+			// A trickle: decode and deliver here. The slot stays free.
+			w.inlined++
+			s.frame, own = own, frame
+			free <- struct{}{}
+			ev, err := decode(frame)
+			if cap(own) > maxKeptBuffer {
+				own = nil
+			}
+			if err != nil {
+				s.err = err // the emitter, waiting on this slot, ends the watch
+				s.ready <- struct{}{}
+				return
+			}
+			if !w.send(ev) {
+				return
+			}
+			continue
+		}
+		dispatched++
 		work <- i
+		i = (i + 1) % n
 	}
 }
 
 // emit delivers the decoded events in order; it stops the watch at the
 // first error.
-func (w *watcher) emit(slots []slot, free chan<- struct{}) {
+func (w *watcher) emit(slots []slot, free chan<- struct{}, delivered *atomic.Uint64) {
 	defer w.shutdown()
 	for i := 0; ; i = (i + 1) % len(slots) {
 		s := &slots[i]
@@ -253,6 +292,7 @@ func (w *watcher) emit(slots []slot, free chan<- struct{}) {
 		if !w.send(ev) {
 			return
 		}
+		delivered.Add(1)
 	}
 }
 
