@@ -186,24 +186,26 @@ const segment = 64
 // run delivers notifications until stop or ctx ends. Once woken it drains
 // everything pending, one entry at a time, releasing the lock while the
 // handler runs; it reads the clock when it starts and every segment
-// entries, not for every call.
+// entries, not for every call. The lock taken back after a call is the one
+// the next take, or the wait for more, runs under: a handler that keeps up
+// costs the listener one lock per notification besides addBatch's.
 func (l *listener[T]) run(ctx context.Context) {
 	defer context.AfterFunc(ctx, l.stop)()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for {
-		l.mu.Lock()
 		for l.buf.empty() && !l.stopped {
 			l.cond.Wait()
 		}
-		l.mu.Unlock()
-		if !l.drain() {
+		if l.stopped || !l.drainLocked() {
 			return
 		}
 	}
 }
 
-// drain delivers entries until none is pending; it returns false once the
-// listener is stopped.
-func (l *listener[T]) drain() bool {
+// drainLocked delivers entries until none is pending; it is called and
+// returns with l.mu held, and returns false once the listener is stopped.
+func (l *listener[T]) drainLocked() bool {
 	start := l.now()
 	l.busySince.Store(start)
 	defer func() {
@@ -212,25 +214,15 @@ func (l *listener[T]) drain() bool {
 		l.busySince.Store(0)
 	}()
 	for i := 1; ; i++ {
-		l.mu.Lock()
 		if l.stopped {
-			l.mu.Unlock()
 			return false
 		}
 		key, seq, p, ok := l.buf.take()
-		l.mu.Unlock()
 		if !ok {
 			return true
 		}
-
-		calls := l.call(key, &p)
-
+		calls := l.callUnlocked(key, &p)
 		l.delivered.Store(seq)
-		if !l.isSynced() {
-			l.mu.Lock()
-			l.checkSynced()
-			l.mu.Unlock()
-		}
 		l.processed.Add(int64(calls))
 		if i%segment == 0 {
 			now := l.now()
@@ -238,7 +230,18 @@ func (l *listener[T]) drain() bool {
 			start = now
 			l.busySince.Store(start)
 		}
+		if !l.isSynced() {
+			l.checkSynced()
+		}
 	}
+}
+
+// callUnlocked runs call with l.mu released, and takes it back even if a
+// panic handler (onPanic) raises the panic again.
+func (l *listener[T]) callUnlocked(key string, p *pending[T]) int {
+	l.mu.Unlock()
+	defer l.mu.Lock()
+	return l.call(key, p)
 }
 
 // call runs the handler for one entry. Each handler call recovers its own

@@ -156,13 +156,13 @@ func (s *sink[T]) UpdateResourceVersion(rv string) { s.fifo.Progress(rv) }
 type rvWatermark struct {
 	mu      sync.Mutex
 	applied uint64
-	// changed is closed and replaced whenever applied changes.
+	// changed, when not nil, is what a waiter was given: it is closed (and
+	// set to nil) when applied changes. A watermark nobody waits on makes
+	// no channel per batch.
 	changed chan struct{}
 }
 
-func newRVWatermark() *rvWatermark {
-	return &rvWatermark{changed: make(chan struct{})}
-}
+func newRVWatermark() *rvWatermark { return &rvWatermark{} }
 
 // set records rv, a numeric resource version the store now reflects.
 func (w *rvWatermark) set(rv string) {
@@ -174,8 +174,10 @@ func (w *rvWatermark) set(rv string) {
 	defer w.mu.Unlock()
 	if n != w.applied {
 		w.applied = n
-		close(w.changed)
-		w.changed = make(chan struct{})
+		if w.changed != nil {
+			close(w.changed)
+			w.changed = nil
+		}
 	}
 }
 
@@ -183,5 +185,8 @@ func (w *rvWatermark) set(rv string) {
 func (w *rvWatermark) get() (uint64, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.changed == nil {
+		w.changed = make(chan struct{})
+	}
 	return w.applied, w.changed
 }
