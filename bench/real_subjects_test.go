@@ -34,6 +34,9 @@ type realSubject struct {
 	baseline string
 	// kinds are the kinds it can cache (realKinds' names).
 	kinds []string
+	// streamOnly: it lists only as its door does by default (a streaming
+	// list); it has no paged rows.
+	streamOnly bool
 	// start builds the subject's informer for env and runs it until ctx
 	// ends or run.stop is called.
 	start func(ctx context.Context, env realEnv) (*realRun, error)

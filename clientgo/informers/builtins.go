@@ -126,6 +126,7 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 		StripManagedFields: f.memory.StripManagedFields,
 		Interner:           f.memory.Interner,
 		ShareResourceLists: f.memory.ShareResourceLists,
+		ShareRepeated:      f.memory.ShareRepeated,
 	})
 }
 

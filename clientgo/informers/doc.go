@@ -34,10 +34,12 @@
 //
 // The memory options are on by default (DefaultMemoryOptions):
 // metadata.managedFields are left out while decoding, repeated strings are
-// interned in one bounded restsource.Interner per factory, and equal
-// ResourceLists are shared. A controller that reads managedFields from its
-// listers, or modifies cached objects' resource requests in place (which
-// it must never do), turns them off:
+// interned in one bounded restsource.Interner per factory, and the parts
+// that repeat across objects (labels, annotations, container specs,
+// ResourceLists, ...) are decoded once and shared (ShareRepeated). A
+// controller that reads managedFields from its listers, or modifies cached
+// objects in place (which it must never do: listers hand out the cache's
+// own objects, here as in client-go), turns them off:
 //
 //	informers.NewSharedInformerFactoryWithOptions(client, resync, informers.WithMemoryOptions(informers.MemoryOptions{}))
 //

@@ -84,14 +84,22 @@ type MemoryOptions struct {
 	// (containers' requests and limits) of different objects one map:
 	// cached objects' ResourceLists must then never be modified in place.
 	ShareResourceLists bool
+	// ShareRepeated, with an Interner, makes the parts that repeat across
+	// objects (labels, annotations, owner references, a pod's container
+	// specs, env, volumes, tolerations, ...) one copy, decoded once
+	// (restsource.Options.ShareRepeated); it implies ShareResourceLists.
+	// Cached objects are read-only anyway, as with client-go: with it,
+	// modifying one in place without DeepCopy changes other objects too.
+	ShareRepeated bool
 }
 
 // DefaultMemoryOptions are the memory options of a factory built without
 // WithMemoryOptions: managedFields stripped while decoding, an Interner of
-// restsource's default size (a new one for each factory) and shared
-// ResourceLists.
+// restsource's default size (a new one for each factory) and the parts
+// that repeat shared (ShareRepeated): listwatch's recommended options for
+// whole objects.
 func DefaultMemoryOptions() MemoryOptions {
-	return MemoryOptions{StripManagedFields: true, Interner: restsource.NewInterner(0), ShareResourceLists: true}
+	return MemoryOptions{StripManagedFields: true, Interner: restsource.NewInterner(0), ShareResourceLists: true, ShareRepeated: true}
 }
 
 // WithMemoryOptions sets the memory options of the factory's informers of
