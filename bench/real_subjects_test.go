@@ -236,6 +236,7 @@ func startRestsource[T interface {
 			if st.Parts.Hits+st.Parts.Misses > 0 {
 				m["parts-hit-%"] = 100 * st.Parts.HitRate()
 				m["parts-len"] = float64(st.Parts.Len)
+				m["parts-KiB"] = float64(st.Parts.Bytes) / 1024
 			}
 			return m
 		}
@@ -248,6 +249,11 @@ func init() {
 	// listwatch: the recommended options for whole objects.
 	registerRealSubject(realSubject{name: "listwatch", baseline: "client-go", kinds: []string{"pods", "configmaps"},
 		start: startListwatch(listwatchOptions{strip: true, intern: true, shareRepeated: true})})
+	// listwatch-lists: the recommendation before issue 30 (whole objects
+	// sharing only their strings and resource lists), kept to show what
+	// ShareRepeated adds.
+	registerRealSubject(realSubject{name: "listwatch-lists", baseline: "client-go", kinds: []string{"pods", "configmaps"},
+		start: startListwatch(listwatchOptions{strip: true, intern: true, shareLists: true})})
 	registerRealSubject(realSubject{name: "listwatch-strip", baseline: "client-go", kinds: []string{"pods", "configmaps"},
 		start: startListwatch(listwatchOptions{strip: true})})
 	registerRealSubject(realSubject{name: "listwatch-projection", baseline: "client-go", kinds: []string{"pods"},
