@@ -18,8 +18,8 @@ import (
 // client-go (with controller-runtime's strip transform, the baseline) and
 // with the import prefix changed to listwatch's clientgo tree, whose
 // factory decodes with restsource and its memory options on by default.
-// Both take the factory's informer for the kind, a namespace index and a
-// counting handler. A factory lists as its informers do by default (a
+// Both take the factory's informer for the kind (which has the namespace
+// index, as client-go's typed informers do) and a counting handler. A factory lists as its informers do by default (a
 // streaming list), so these subjects have no paged rows.
 func init() {
 	registerRealSubject(realSubject{name: "client-go-factory", kinds: []string{"pods", "configmaps"}, streamOnly: true,
@@ -54,12 +54,9 @@ func factoryInformer(f informers.SharedInformerFactory, kind string) cache.Share
 	return f.Core().V1().ConfigMaps().Informer()
 }
 
-// runFactoryInformer adds the namespace index and the counting handler,
-// starts the factory and returns the run.
+// runFactoryInformer adds the counting handler, starts the factory and
+// returns the run.
 func runFactoryInformer(ctx context.Context, env realEnv, inf cache.SharedIndexInformer, start func(<-chan struct{}), shutdown func()) (*realRun, error) {
-	if err := inf.AddIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}); err != nil {
-		return nil, err
-	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(any) { env.added() }}); err != nil {
 		return nil, err
 	}
