@@ -84,6 +84,12 @@ type MemoryOptions struct {
 	// (containers' requests and limits) of different objects one map:
 	// cached objects' ResourceLists must then never be modified in place.
 	ShareResourceLists bool
+	// ShareRepeated, with an Interner, makes the parts that repeat across
+	// the cached objects one copy (restsource.Options.ShareRepeated): label
+	// and annotation maps, owner references, the parts the pods of one
+	// template share. Cached objects must then be treated as read-only, as
+	// they always should be. It implies ShareResourceLists.
+	ShareRepeated bool
 }
 
 // DefaultMemoryOptions are the memory options of a factory built without
