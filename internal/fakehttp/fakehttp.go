@@ -18,6 +18,7 @@ package fakehttp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,18 +37,24 @@ import (
 )
 
 // Serve serves srv on a loopback httptest server, closed when t ends, and
-// returns a rest.Config for it. Objects are encoded with client-go's
-// scheme (typed resources) or as they are (unstructured ones).
+// returns a rest.Config for it; an object it cannot encode fails t.
 func Serve(t testing.TB, srv *fake.Server) *rest.Config {
 	t.Helper()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		serve(t, srv, w, r)
-	}))
+	hs := httptest.NewServer(Handler(srv, func(err error) { t.Errorf("fakehttp: %v", err) }))
 	t.Cleanup(hs.Close)
 	return &rest.Config{Host: hs.URL}
 }
 
-func serve(t testing.TB, srv *fake.Server, w http.ResponseWriter, r *http.Request) {
+// Handler serves srv. Objects are encoded with client-go's scheme (typed
+// resources) or as they are (unstructured ones); a watch event it cannot
+// encode ends the watch and is handed to report.
+func Handler(srv *fake.Server, report func(error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		serve(srv, report, w, r)
+	})
+}
+
+func serve(srv *fake.Server, report func(error), w http.ResponseWriter, r *http.Request) {
 	gvr, ns, ok := parsePath(r.URL.Path)
 	if !ok || r.Method != http.MethodGet {
 		writeStatus(w, apierrors.NewNotFound(schema.GroupResource{Resource: r.URL.Path}, ""))
@@ -88,7 +95,7 @@ func serve(t testing.TB, srv *fake.Server, w http.ResponseWriter, r *http.Reques
 	for ev := range wi.ResultChan() {
 		raw, err := enc.object(ev.Object)
 		if err != nil {
-			t.Errorf("fakehttp: encoding a watch event: %v", err)
+			report(fmt.Errorf("encoding a watch event: %w", err))
 			return
 		}
 		if out.Encode(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}}) != nil {

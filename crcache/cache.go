@@ -1,0 +1,204 @@
+package crcache
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/listwatch/listwatch/clientgo/informers"
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/internal/builtinsource"
+	"github.com/listwatch/listwatch/restsource"
+)
+
+// New is a cache.NewCacheFunc: controller-runtime's cache, with every
+// informer listwatch's, decoding with restsource and the default memory
+// options (see the package doc). Use it as manager.Options.NewCache.
+func New(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
+	return NewWithOptions(Options{})(cfg, opts)
+}
+
+// NewWithOptions returns a cache.NewCacheFunc like New, configured by o.
+func NewWithOptions(o Options) cache.NewCacheFunc {
+	return func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
+		if opts.NewInformer != nil {
+			return nil, errors.New("crcache: cache.Options.NewInformer is set: this cache builds its informers itself (use Options.OnNewInformer to see them)")
+		}
+		memory := informers.DefaultMemoryOptions()
+		if o.Memory != nil {
+			memory = *o.Memory
+		}
+		logger := o.Logger
+		if logger.GetSink() == nil {
+			logger = logf.Log.WithName("crcache")
+		}
+		// The HTTP client controller-runtime's clients get: the one it
+		// would build itself (or the caller's), behind a transport that
+		// answers probes.
+		if opts.HTTPClient == nil {
+			c := rest.CopyConfig(cfg)
+			if c.UserAgent == "" {
+				c.UserAgent = rest.DefaultKubernetesUserAgent()
+			}
+			hc, err := rest.HTTPClientFor(c)
+			if err != nil {
+				return nil, fmt.Errorf("crcache: building the HTTP client: %w", err)
+			}
+			opts.HTTPClient = hc
+		}
+		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer}
+		opts.HTTPClient = withProbeTransport(opts.HTTPClient)
+		if memory.StripManagedFields {
+			opts = stripFirst(opts)
+		}
+		opts.NewInformer = b.newInformer
+		return cache.New(cfg, opts)
+	}
+}
+
+// builder builds the informers of one cache.
+type builder struct {
+	cfg        *rest.Config
+	httpClient *http.Client // without the probe transport
+	memory     informers.MemoryOptions
+	logger     logr.Logger
+	onNew      func(runtime.Object, toolscache.SharedIndexInformer)
+}
+
+// newInformer is the cache's cache.Options.NewInformer: listwatch's
+// drop-in informer over a restsource Source that repeats what lw
+// requests (learnt by a probe), or over lw itself when that cannot be.
+func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	src, err := b.source(lw, example)
+	if err != nil {
+		b.logger.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
+		src = lw
+	}
+	inf := lwcache.NewSharedIndexInformerWithOptions(src, example, toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers})
+	if b.onNew != nil {
+		b.onNew(example, inf)
+	}
+	return inf
+}
+
+// errNotBuiltin says why an object type is not decoded by restsource.
+var errNotBuiltin = errors.New("not a built-in type of client-go's scheme (custom resources, unstructured and metadata-only objects are decoded by controller-runtime's client)")
+
+// source is a restsource Source for example's type requesting what lw
+// requests.
+func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, error) {
+	t, ok := builtinsource.Lookup(example)
+	if !ok {
+		return nil, errNotBuiltin
+	}
+	req, err := probeListWatch(lw)
+	if err != nil {
+		return nil, err
+	}
+	client, err := b.restClient(t.GVR.GroupVersion().Group, t.GVR.Version)
+	if err != nil {
+		return nil, err
+	}
+	namespace, resource, err := splitPath(req.path, client.Get().URL().Path)
+	if err != nil {
+		return nil, err
+	}
+	if resource != t.GVR.Resource || (namespace != "" && !t.Namespaced) {
+		return nil, fmt.Errorf("the list's path %s is not of %s", req.path, t.GVR)
+	}
+	return t.New(restsource.Options{
+		Client:    client,
+		Resource:  resource,
+		Namespace: namespace,
+		TweakListOptions: func(o *metav1.ListOptions) {
+			o.LabelSelector, o.FieldSelector = req.labelSelector, req.fieldSelector
+			// A streaming list needs bookmarks, whatever the cache's
+			// setting; so does controller-runtime's own informer.
+			if o.Watch && o.SendInitialEvents == nil {
+				o.AllowWatchBookmarks = req.bookmarks
+			}
+		},
+		StripManagedFields: b.memory.StripManagedFields,
+		Interner:           b.memory.Interner,
+		ShareResourceLists: b.memory.ShareResourceLists,
+		ShareRepeated:      b.memory.ShareRepeated,
+	})
+}
+
+// restClient is a REST client of the group version over the cache's HTTP
+// client (without the probe), as a clientset's.
+func (b *builder) restClient(group, version string) (*rest.RESTClient, error) {
+	c := rest.CopyConfig(b.cfg)
+	c.GroupVersion = &schema.GroupVersion{Group: group, Version: version}
+	c.APIPath = "/apis"
+	if group == "" {
+		c.APIPath = "/api"
+	}
+	c.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientForConfigAndClient(c, b.httpClient)
+}
+
+// stripFirst makes every transform of opts strip managedFields first: the
+// default transform and each ByObject's and namespace's own.
+func stripFirst(opts cache.Options) cache.Options {
+	opts.DefaultTransform = thenStrip(opts.DefaultTransform)
+	byObject := make(map[client.Object]cache.ByObject, len(opts.ByObject))
+	for obj, bo := range opts.ByObject {
+		if bo.Transform != nil {
+			bo.Transform = thenStrip(bo.Transform)
+		}
+		if bo.Namespaces != nil {
+			bo.Namespaces = stripNamespaces(bo.Namespaces)
+		}
+		byObject[obj] = bo
+	}
+	if opts.ByObject != nil {
+		opts.ByObject = byObject
+	}
+	opts.DefaultNamespaces = stripNamespaces(opts.DefaultNamespaces)
+	return opts
+}
+
+func stripNamespaces(in map[string]cache.Config) map[string]cache.Config {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]cache.Config, len(in))
+	for ns, c := range in {
+		if c.Transform != nil {
+			c.Transform = thenStrip(c.Transform)
+		}
+		out[ns] = c
+	}
+	return out
+}
+
+// thenStrip strips an object's managedFields, then runs next (if set).
+func thenStrip(next toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		if obj, err := meta.Accessor(in); err == nil && obj.GetManagedFields() != nil {
+			obj.SetManagedFields(nil)
+		}
+		if next == nil {
+			return in, nil
+		}
+		return next(in)
+	}
+}

@@ -1,0 +1,37 @@
+package crcache
+
+import (
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/clientgo/informers"
+)
+
+// Options configures the caches NewWithOptions builds. The zero value is
+// what New uses.
+type Options struct {
+	// Memory are the memory options the informers of built-in types
+	// decode with (restsource's options of the same names; see
+	// informers.MemoryOptions). Nil means informers.DefaultMemoryOptions,
+	// called once per cache: managedFields stripped while decoding, one
+	// bounded Interner for the cache, shared ResourceLists. To turn each
+	// off, set it to false (nil for the Interner) in a MemoryOptions of
+	// your own; &informers.MemoryOptions{} turns them all off.
+	// StripManagedFields applies to every informer of the cache: objects
+	// the cache cannot decode itself (see the package doc) are stripped by
+	// a transform run before the user's.
+	Memory *informers.MemoryOptions
+
+	// Logger receives a line for each informer that lists and watches
+	// through controller-runtime's own client instead of restsource, with
+	// the reason. The zero Logger means controller-runtime's log.Log,
+	// named "crcache".
+	Logger logr.Logger
+
+	// OnNewInformer, if set, is called with every informer the cache
+	// builds, before controller-runtime configures it (its transform and
+	// watch error handler), e.g. to check which implementation serves a
+	// type.
+	OnNewInformer func(example runtime.Object, inf toolscache.SharedIndexInformer)
+}
