@@ -35,9 +35,6 @@ func New(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
 // NewWithOptions returns a cache.NewCacheFunc like New, configured by o.
 func NewWithOptions(o Options) cache.NewCacheFunc {
 	return func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
-		if opts.NewInformer != nil {
-			return nil, errors.New("crcache: cache.Options.NewInformer is set: this cache builds its informers itself (use Options.OnNewInformer to see them)")
-		}
 		memory := informers.DefaultMemoryOptions()
 		if o.Memory != nil {
 			memory = *o.Memory
@@ -60,7 +57,7 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			}
 			opts.HTTPClient = hc
 		}
-		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer}
+		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer}
 		opts.HTTPClient = withProbeTransport(opts.HTTPClient)
 		if memory.StripManagedFields {
 			opts = stripFirst(opts)
@@ -77,18 +74,27 @@ type builder struct {
 	memory     informers.MemoryOptions
 	logger     logr.Logger
 	onNew      func(runtime.Object, toolscache.SharedIndexInformer)
+	// custom is the caller's cache.Options.NewInformer, if set: it builds
+	// the informers instead of listwatch's constructor.
+	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
 }
 
 // newInformer is the cache's cache.Options.NewInformer: listwatch's
-// drop-in informer over a restsource Source that repeats what lw
-// requests (learnt by a probe), or over lw itself when that cannot be.
+// drop-in informer (or the caller's NewInformer's) over a restsource
+// Source that repeats what lw requests (learnt by a probe), or over lw
+// itself when that cannot be.
 func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 	src, err := b.source(lw, example)
 	if err != nil {
 		b.logger.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = lw
 	}
-	inf := lwcache.NewSharedIndexInformerWithOptions(src, example, toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers})
+	var inf toolscache.SharedIndexInformer
+	if b.custom != nil {
+		inf = b.custom(src, example, resync, indexers)
+	} else {
+		inf = lwcache.NewSharedIndexInformerWithOptions(src, example, toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers})
+	}
 	if b.onNew != nil {
 		b.onNew(example, inf)
 	}

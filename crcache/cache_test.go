@@ -342,10 +342,29 @@ func TestUnstructuredAndMetadata(t *testing.T) {
 	}
 }
 
-// The cache sets NewInformer itself and says so when the caller did.
-func TestNewInformerSet(t *testing.T) {
-	_, err := crcache.New(fakehttp.Serve(t, newServer(t)), cache.Options{Mapper: mapper(), NewInformer: toolscache.NewSharedIndexInformer})
-	if err == nil || !strings.Contains(err.Error(), "NewInformer") {
-		t.Fatalf("New with NewInformer set: %v, want an error naming it", err)
+// A caller's NewInformer builds the informers, over restsource's Source
+// for built-in types: the pods it caches have no managedFields.
+func TestCallersNewInformer(t *testing.T) {
+	srv := newServer(t)
+	var fb fallbacks
+	var built []string
+	c := start(t, srv, crcache.NewWithOptions(crcache.Options{
+		Logger: fb.logger(),
+		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
+			built = append(built, fmt.Sprintf("%T %T", example, inf))
+		},
+	}), cache.Options{NewInformer: toolscache.NewSharedIndexInformer})
+	var got corev1.Pod
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "p0"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := serverPod(t, srv, "a", "p0", false); !reflect.DeepEqual(&got, want) {
+		t.Fatalf("Get:\n got %+v\nwant %+v", &got, want)
+	}
+	if want := []string{"*v1.Pod *cache.sharedIndexInformer"}; !slices.Equal(built, want) {
+		t.Fatalf("informers built: %v, want %v", built, want)
+	}
+	if f := fb.get(); len(f) != 0 {
+		t.Fatalf("fell back to controller-runtime's client for %v", f)
 	}
 }

@@ -39,8 +39,10 @@
 // cannot repeat), the informer uses the ListWatch itself and the cache
 // logs why on [Options.Logger].
 //
-// cache.Options.NewInformer must be nil (the cache sets it); use
-// [Options.OnNewInformer] to see the informers built.
+// cache.Options.NewInformer, if set, builds the informers instead of
+// listwatch's constructor (over the restsource Source where the cache
+// uses one, so they decode as listwatch's do); use [Options.OnNewInformer]
+// to see the informers built.
 //
 // # Concurrency
 //
