@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/listwatch/listwatch/clientgo/informers"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/promprovider"
 	"github.com/listwatch/listwatch/internal/builtinsource"
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -58,6 +61,13 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			opts.HTTPClient = hc
 		}
 		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer}
+		if o.MetricsRegisterer != nil {
+			p, err := promprovider.New(promprovider.Options{Registerer: o.MetricsRegisterer})
+			if err != nil {
+				return nil, fmt.Errorf("crcache: registering the metrics: %w", err)
+			}
+			b.metrics = p
+		}
 		opts.HTTPClient = withProbeTransport(opts.HTTPClient)
 		if memory.StripManagedFields {
 			opts = stripFirst(opts)
@@ -77,6 +87,8 @@ type builder struct {
 	// custom is the caller's cache.Options.NewInformer, if set: it builds
 	// the informers instead of listwatch's constructor.
 	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
+	// metrics exports the informers, when Options.MetricsRegisterer is set.
+	metrics *promprovider.Provider
 }
 
 // newInformer is the cache's cache.Options.NewInformer: listwatch's
@@ -84,7 +96,7 @@ type builder struct {
 // Source that repeats what lw requests (learnt by a probe), or over lw
 // itself when that cannot be.
 func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-	src, err := b.source(lw, example)
+	src, at, err := b.source(lw, example)
 	if err != nil {
 		b.logger.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = lw
@@ -93,7 +105,14 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 	if b.custom != nil {
 		inf = b.custom(src, example, resync, indexers)
 	} else {
-		inf = lwcache.NewSharedIndexInformerWithOptions(src, example, toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers})
+		o := toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers}
+		if b.metrics != nil {
+			o.ObjectDescription = uniqueName(b.metrics, at.name(example))
+		}
+		inf = lwcache.NewSharedIndexInformerWithOptions(src, example, o)
+	}
+	if snap, ok := inf.(informer.Snapshotter); ok && b.metrics != nil {
+		b.metrics.AddInformer(snap, at.gvr)
 	}
 	if b.onNew != nil {
 		b.onNew(example, inf)
@@ -104,29 +123,49 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 // errNotBuiltin says why an object type is not decoded by restsource.
 var errNotBuiltin = errors.New("not a built-in type of client-go's scheme (custom resources, unstructured and metadata-only objects are decoded by controller-runtime's client)")
 
+// where is what an informer lists and watches, as far as the cache knows.
+type where struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+// name is the informer's name in metrics: its resource (or example's Go
+// type) and namespace.
+func (w where) name(example runtime.Object) string {
+	n := w.gvr.Resource
+	if n == "" {
+		n = reflect.TypeOf(example).String()
+	}
+	if w.namespace != "" {
+		n += "/" + w.namespace
+	}
+	return n
+}
+
 // source is a restsource Source for example's type requesting what lw
-// requests.
-func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, error) {
+// requests, and where that is.
+func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, where, error) {
 	t, ok := builtinsource.Lookup(example)
 	if !ok {
-		return nil, errNotBuiltin
+		return nil, where{}, errNotBuiltin
 	}
 	req, err := probeListWatch(lw)
 	if err != nil {
-		return nil, err
+		return nil, where{gvr: t.GVR}, err
 	}
 	client, err := b.restClient(t.GVR.GroupVersion().Group, t.GVR.Version)
 	if err != nil {
-		return nil, err
+		return nil, where{gvr: t.GVR}, err
 	}
 	namespace, resource, err := splitPath(req.path, client.Get().URL().Path)
 	if err != nil {
-		return nil, err
+		return nil, where{gvr: t.GVR}, err
 	}
+	at := where{gvr: t.GVR, namespace: namespace}
 	if resource != t.GVR.Resource || (namespace != "" && !t.Namespaced) {
-		return nil, fmt.Errorf("the list's path %s is not of %s", req.path, t.GVR)
+		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, t.GVR)
 	}
-	return t.New(restsource.Options{
+	src, err := t.New(restsource.Options{
 		Client:    client,
 		Resource:  resource,
 		Namespace: namespace,
@@ -143,6 +182,32 @@ func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (t
 		ShareResourceLists: b.memory.ShareResourceLists,
 		ShareRepeated:      b.memory.ShareRepeated,
 	})
+	return src, at, err
+}
+
+// names holds the informer names in use per metrics provider: one
+// provider serves every cache registered on the same registry.
+var names = struct {
+	sync.Mutex
+	used map[*promprovider.Provider]map[string]bool
+}{used: map[*promprovider.Provider]map[string]bool{}}
+
+// uniqueName is name, or name#2, name#3, ..., the first not yet used
+// with p.
+func uniqueName(p *promprovider.Provider, name string) string {
+	names.Lock()
+	defer names.Unlock()
+	used := names.used[p]
+	if used == nil {
+		used = map[string]bool{}
+		names.used[p] = used
+	}
+	n := name
+	for i := 2; used[n]; i++ {
+		n = fmt.Sprintf("%s#%d", name, i)
+	}
+	used[n] = true
+	return n
 }
 
 // restClient is a REST client of the group version over the cache's HTTP

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -366,5 +367,39 @@ func TestCallersNewInformer(t *testing.T) {
 	}
 	if f := fb.get(); len(f) != 0 {
 		t.Fatalf("fell back to controller-runtime's client for %v", f)
+	}
+}
+
+// With a MetricsRegisterer, every informer of the cache is exported, one
+// per namespace of a multi-namespace cache, named after its resource and
+// namespace.
+func TestMetrics(t *testing.T) {
+	srv := newServer(t)
+	reg := prometheus.NewRegistry()
+	c := start(t, srv, crcache.NewWithOptions(crcache.Options{MetricsRegisterer: reg}),
+		cache.Options{DefaultNamespaces: map[string]cache.Config{"a": {}, "b": {}}})
+	var list corev1.PodList
+	if err := c.List(t.Context(), &list); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "informer_cache_objects" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "name" {
+					got[l.GetValue()] = m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	if want := map[string]float64{"pods/a": 2, "pods/b": 2}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("informer_cache_objects by name = %v, want %v", got, want)
 	}
 }

@@ -39,6 +39,12 @@
 // cannot repeat), the informer uses the ListWatch itself and the cache
 // logs why on [Options.Logger].
 //
+// [Options.MetricsRegisterer] exports every informer of the cache to
+// Prometheus (informer/promprovider), e.g. on controller-runtime's
+// metrics.Registry, which the manager's metrics server serves:
+//
+//	crcache.NewWithOptions(crcache.Options{MetricsRegisterer: metrics.Registry})
+//
 // cache.Options.NewInformer, if set, builds the informers instead of
 // listwatch's constructor (over the restsource Source where the cache
 // uses one, so they decode as listwatch's do); use [Options.OnNewInformer]

@@ -2,6 +2,7 @@ package crcache
 
 import (
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -28,6 +29,16 @@ type Options struct {
 	// the reason. The zero Logger means controller-runtime's log.Log,
 	// named "crcache".
 	Logger logr.Logger
+
+	// MetricsRegisterer, if set, exports every informer of the cache
+	// (cache size, queue depth, handler lag, sync state: the families of
+	// docs/operations.md, "Metrics", except the reflector's counters)
+	// through an informer/promprovider Provider registered on it, e.g.
+	// controller-runtime's metrics.Registry, which the manager's metrics
+	// server serves. Each informer is named after its resource (or Go
+	// type) and namespace, with "#2", "#3", ... on a name already in use;
+	// an informer removed by RemoveInformer stays exported, stopped.
+	MetricsRegisterer prometheus.Registerer
 
 	// OnNewInformer, if set, is called with every informer the cache
 	// builds, before controller-runtime configures it (its transform and
