@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
@@ -39,28 +38,37 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"))
 }
 
-// fallbacks records the types the cache logs as not decoded by
-// restsource.
-type fallbacks struct {
-	mu    sync.Mutex
-	types []string
+// recorder records what a cache logs as not decoded by restsource (the
+// example's type) and the informers it builds ("example informer" types).
+type recorder struct {
+	mu               sync.Mutex
+	fallbacks, built []string
 }
 
-func (f *fallbacks) logger() logr.Logger {
-	return funcr.New(func(_, args string) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if i := strings.Index(args, `"type"="`); i >= 0 {
-			rest := args[i+len(`"type"="`):]
-			f.types = append(f.types, rest[:strings.IndexByte(rest, '"')])
-		}
-	}, funcr.Options{})
+// options are crcache's options with mem, logging and building into r.
+func (r *recorder) options(mem *informers.MemoryOptions) crcache.Options {
+	return crcache.Options{
+		Memory: mem,
+		Logger: funcr.New(func(_, args string) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if i := strings.Index(args, `"type"="`); i >= 0 {
+				rest := args[i+len(`"type"="`):]
+				r.fallbacks = append(r.fallbacks, rest[:strings.IndexByte(rest, '"')])
+			}
+		}, funcr.Options{}),
+		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.built = append(r.built, fmt.Sprintf("%T %T", example, inf))
+		},
+	}
 }
 
-func (f *fallbacks) get() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.types)
+func (r *recorder) get() (fallbacks, built []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.fallbacks), slices.Clone(r.built)
 }
 
 // newServer is a fake.Server with pods and configmaps in namespaces a
@@ -145,30 +153,27 @@ func names[T client.Object](objs []T) []string {
 	return out
 }
 
+// memoryCases are the memory options the tests run with: keep says
+// whether cached objects keep their managedFields.
+var memoryCases = []struct {
+	name string
+	mem  *informers.MemoryOptions
+	keep bool
+}{
+	{name: "default"},
+	{name: "memory options off", mem: &informers.MemoryOptions{}, keep: true},
+	{name: "strip only", mem: &informers.MemoryOptions{StripManagedFields: true}},
+}
+
 // Typed built-in objects are decoded by restsource (no fallback logged),
 // without managedFields by default and with them when the memory options
 // are off; Get and List equal the server's.
 func TestTypedGetList(t *testing.T) {
 	srv := newServer(t)
-	for _, tc := range []struct {
-		name string
-		mem  *informers.MemoryOptions
-		keep bool
-	}{
-		{name: "default"},
-		{name: "memory options off", mem: &informers.MemoryOptions{}, keep: true},
-		{name: "strip only", mem: &informers.MemoryOptions{StripManagedFields: true}},
-	} {
+	for _, tc := range memoryCases {
 		t.Run(tc.name, func(t *testing.T) {
-			var fb fallbacks
-			var built []string
-			c := start(t, srv, crcache.NewWithOptions(crcache.Options{
-				Memory: tc.mem,
-				Logger: fb.logger(),
-				OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
-					built = append(built, fmt.Sprintf("%T %T", example, inf))
-				},
-			}), cache.Options{})
+			var r recorder
+			c := start(t, srv, crcache.NewWithOptions(r.options(tc.mem)), cache.Options{})
 			var got corev1.Pod
 			if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "p0"}, &got); err != nil {
 				t.Fatal(err)
@@ -188,8 +193,9 @@ func TestTypedGetList(t *testing.T) {
 					t.Fatalf("%s/%s has managedFields: %v, want %v", p.Namespace, p.Name, has, tc.keep)
 				}
 			}
-			if f := fb.get(); len(f) != 0 {
-				t.Fatalf("fell back to controller-runtime's client for %v", f)
+			fallbacks, built := r.get()
+			if len(fallbacks) != 0 {
+				t.Fatalf("fell back to controller-runtime's client for %v", fallbacks)
 			}
 			if want := []string{"*v1.Pod *cache.listwatchInformer"}; !slices.Equal(built, want) {
 				t.Fatalf("informers built: %v, want %v", built, want)
@@ -227,8 +233,8 @@ func TestNamespacesAndSelectors(t *testing.T) {
 		}}, want: []string{"b/p2", "b/p3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var fb fallbacks
-			c := start(t, srv, crcache.NewWithOptions(crcache.Options{Logger: fb.logger()}), tc.opts)
+			var r recorder
+			c := start(t, srv, crcache.NewWithOptions(r.options(nil)), tc.opts)
 			var list corev1.PodList
 			if err := c.List(t.Context(), &list); err != nil {
 				t.Fatal(err)
@@ -236,7 +242,7 @@ func TestNamespacesAndSelectors(t *testing.T) {
 			if n := names(ptrs(list.Items)); !slices.Equal(n, tc.want) {
 				t.Fatalf("List = %v, want %v", n, tc.want)
 			}
-			if f := fb.get(); len(f) != 0 {
+			if f, _ := r.get(); len(f) != 0 {
 				t.Fatalf("fell back to controller-runtime's client for %v", f)
 			}
 		})
@@ -275,24 +281,10 @@ func TestIndexField(t *testing.T) {
 // by default and kept when opted out.
 func TestUnstructuredAndMetadata(t *testing.T) {
 	srv := newServer(t)
-	for _, tc := range []struct {
-		name string
-		mem  *informers.MemoryOptions
-		keep bool
-	}{
-		{name: "default"},
-		{name: "memory options off", mem: &informers.MemoryOptions{}, keep: true},
-	} {
+	for _, tc := range memoryCases {
 		t.Run(tc.name, func(t *testing.T) {
-			var fb fallbacks
-			var built []string
-			c := start(t, srv, crcache.NewWithOptions(crcache.Options{
-				Memory: tc.mem,
-				Logger: fb.logger(),
-				OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
-					built = append(built, fmt.Sprintf("%T %T", example, inf))
-				},
-			}), cache.Options{DefaultNamespaces: map[string]cache.Config{"b": {}}})
+			var r recorder
+			c := start(t, srv, crcache.NewWithOptions(r.options(tc.mem)), cache.Options{DefaultNamespaces: map[string]cache.Config{"b": {}}})
 
 			u := &unstructured.UnstructuredList{}
 			u.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
@@ -333,8 +325,9 @@ func TestUnstructuredAndMetadata(t *testing.T) {
 					t.Fatalf("metadata %s has kind %q", item.Name, item.Kind)
 				}
 			}
-			if want := []string{"*unstructured.Unstructured", "*v1.PartialObjectMetadata"}; !slices.Equal(fb.get(), want) {
-				t.Fatalf("fell back for %v, want %v", fb.get(), want)
+			fallbacks, built := r.get()
+			if want := []string{"*unstructured.Unstructured", "*v1.PartialObjectMetadata"}; !slices.Equal(fallbacks, want) {
+				t.Fatalf("fell back for %v, want %v", fallbacks, want)
 			}
 			if want := []string{"*unstructured.Unstructured *cache.listwatchInformer", "*v1.PartialObjectMetadata *cache.listwatchInformer"}; !slices.Equal(built, want) {
 				t.Fatalf("informers built: %v, want %v", built, want)
@@ -347,14 +340,8 @@ func TestUnstructuredAndMetadata(t *testing.T) {
 // for built-in types: the pods it caches have no managedFields.
 func TestCallersNewInformer(t *testing.T) {
 	srv := newServer(t)
-	var fb fallbacks
-	var built []string
-	c := start(t, srv, crcache.NewWithOptions(crcache.Options{
-		Logger: fb.logger(),
-		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
-			built = append(built, fmt.Sprintf("%T %T", example, inf))
-		},
-	}), cache.Options{NewInformer: toolscache.NewSharedIndexInformer})
+	var r recorder
+	c := start(t, srv, crcache.NewWithOptions(r.options(nil)), cache.Options{NewInformer: toolscache.NewSharedIndexInformer})
 	var got corev1.Pod
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "p0"}, &got); err != nil {
 		t.Fatal(err)
@@ -362,11 +349,12 @@ func TestCallersNewInformer(t *testing.T) {
 	if want := serverPod(t, srv, "a", "p0", false); !reflect.DeepEqual(&got, want) {
 		t.Fatalf("Get:\n got %+v\nwant %+v", &got, want)
 	}
+	fallbacks, built := r.get()
 	if want := []string{"*v1.Pod *cache.sharedIndexInformer"}; !slices.Equal(built, want) {
 		t.Fatalf("informers built: %v, want %v", built, want)
 	}
-	if f := fb.get(); len(f) != 0 {
-		t.Fatalf("fell back to controller-runtime's client for %v", f)
+	if len(fallbacks) != 0 {
+		t.Fatalf("fell back to controller-runtime's client for %v", fallbacks)
 	}
 }
 
