@@ -64,9 +64,13 @@
 // (internal/fakehttp): Get and List of typed, unstructured and metadata-
 // only objects equal the server's, namespaces, label and field selectors,
 // IndexField lookups, managedFields stripped by default and kept when
-// opted out, and which informers decode with restsource. The peer suite
-// (make peer) runs controller-runtime's own pkg/cache specs with
-// cache.New replaced by New against a real kube-apiserver.
+// opted out, and which informers decode with restsource. TestRealAPIServer
+// does the same through a real kube-apiserver's TLS and token
+// authentication (internal/testapiserver; skipped under -short). The peer
+// suite controller-runtime-crcache (make peer) runs controller-runtime's
+// own pkg/cache specs with cache.New replaced by New against a real
+// kube-apiserver; hack/peer/known-failures.txt lists the specs that fail
+// and why (they expect managedFields in the cache).
 //
 //	go test -race ./crcache/
 package crcache
