@@ -17,6 +17,7 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	lwcrcache "github.com/listwatch/listwatch/crcache"
+	"github.com/listwatch/listwatch/restsource"
 )
 
 // The controller-runtime door (issue 29): a controller-runtime cache
@@ -27,31 +28,37 @@ import (
 // cr-listwatch is listwatch's crcache.New with its default memory options
 // (managedFields stripped while decoding, one Interner, shared
 // ResourceLists); cr-listwatch-repeated adds ShareRepeated, the
-// recommended options for whole objects.
+// recommended options for whole objects. cr-client-go-compact is
+// controller-runtime's own cache with restsource.CompactTransform (strip,
+// intern, shared ResourceLists after decoding) as its default transform.
 
 func init() {
 	registerRealSubject(realSubject{name: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(crcache.New, true, cache.NewSharedIndexInformer)})
+		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer)})
+	registerRealSubject(realSubject{name: "cr-client-go-compact", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
+		start: startControllerRuntime(crcache.New, func() cache.TransformFunc {
+			return restsource.CompactTransform(restsource.NewInterner(0), true)
+		}, cache.NewSharedIndexInformer)})
 	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(lwcrcache.New, false, lwcache.NewSharedIndexInformer)})
+		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer)})
 	repeated := func(cfgArg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
 		m := informers.DefaultMemoryOptions()
 		m.ShareRepeated = true
 		return lwcrcache.NewWithOptions(lwcrcache.Options{Memory: &m})(cfgArg, opts)
 	}
 	registerRealSubject(realSubject{name: "cr-listwatch-repeated", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(repeated, false, lwcache.NewSharedIndexInformer)})
+		start: startControllerRuntime(repeated, nil, lwcache.NewSharedIndexInformer)})
 }
 
 // newInformerFunc is client-go's cache.NewSharedIndexInformer signature.
 type newInformerFunc = func(cache.ListerWatcher, kruntime.Object, time.Duration, cache.Indexers) cache.SharedIndexInformer
 
 // startControllerRuntime runs a controller-runtime cache built by
-// newCache for env's kind; strip sets TransformStripManagedFields as the
-// default transform. Its informers are built by newInformer, over a
+// newCache for env's kind; transform, if set, makes the default
+// transform. Its informers are built by newInformer, over a
 // source without streaming lists when env.paged (crcache hands it its
 // restsource Source).
-func startControllerRuntime(newCache crcache.NewCacheFunc, strip bool, newInformer newInformerFunc) func(ctx context.Context, env realEnv) (*realRun, error) {
+func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cache.TransformFunc, newInformer newInformerFunc) func(ctx context.Context, env realEnv) (*realRun, error) {
 	return func(ctx context.Context, env realEnv) (*realRun, error) {
 		var example client.Object
 		switch env.kind {
@@ -70,8 +77,8 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, strip bool, newInform
 				return newInformer(lw, obj, resync, indexers)
 			},
 		}
-		if strip {
-			opts.DefaultTransform = crcache.TransformStripManagedFields()
+		if transform != nil {
+			opts.DefaultTransform = transform()
 		}
 		if env.selector != "" {
 			sel, err := labels.Parse(env.selector)
