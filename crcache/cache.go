@@ -98,7 +98,13 @@ type builder struct {
 func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 	src, at, err := b.source(lw, example)
 	if err != nil {
-		b.logger.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
+		// Expected for the objects restsource does not decode (V(1));
+		// worth a line when the probe failed.
+		log := b.logger
+		if errors.Is(err, errNotBuiltin) {
+			log = log.V(1)
+		}
+		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = lw
 	}
 	var inf toolscache.SharedIndexInformer

@@ -56,7 +56,7 @@ func (r *recorder) options(mem *informers.MemoryOptions) crcache.Options {
 				rest := args[i+len(`"type"="`):]
 				r.fallbacks = append(r.fallbacks, rest[:strings.IndexByte(rest, '"')])
 			}
-		}, funcr.Options{}),
+		}, funcr.Options{Verbosity: 1}),
 		OnNewInformer: func(example runtime.Object, inf toolscache.SharedIndexInformer) {
 			r.mu.Lock()
 			defer r.mu.Unlock()

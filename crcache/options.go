@@ -26,8 +26,10 @@ type Options struct {
 
 	// Logger receives a line for each informer that lists and watches
 	// through controller-runtime's own client instead of restsource, with
-	// the reason. The zero Logger means controller-runtime's log.Log,
-	// named "crcache".
+	// the reason: at V(1) for objects restsource does not decode (custom
+	// resources' types, unstructured and metadata-only objects), at V(0)
+	// when the probe failed. The zero Logger means controller-runtime's
+	// log.Log, named "crcache".
 	Logger logr.Logger
 
 	// MetricsRegisterer, if set, exports every informer of the cache

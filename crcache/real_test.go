@@ -54,7 +54,7 @@ func TestRealAPIServer(t *testing.T) {
 	c, err := crcache.NewWithOptions(crcache.Options{Logger: funcr.New(func(_, args string) {
 		fallbacks.Add(1)
 		t.Log(args)
-	}, funcr.Options{})})(cfg, cache.Options{
+	}, funcr.Options{Verbosity: 1})})(cfg, cache.Options{
 		DefaultNamespaces:    map[string]cache.Config{"a": {}},
 		DefaultLabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"}),
 	})
