@@ -92,7 +92,8 @@
 // [CompactTransform] brings the stripping, the interning and the shared
 // ResourceLists to caches whose objects others decode (client-go's
 // informers, controller-runtime's own cache), as a transform: it saves the
-// bytes the cache holds, not the peak of a sync nor the CPU to decode.
+// bytes the cache holds, but the objects are decoded in full first, so it
+// costs CPU instead of saving it.
 //
 // [Options.ProjectionOf] goes furthest: T is then a user-declared slim
 // struct (a projection) holding only the fields a controller reads, with

@@ -14,10 +14,11 @@ import "k8s.io/apimachinery/pkg/api/meta"
 // so cached objects' ResourceLists must not be modified in place. Values
 // that are not objects (a tombstone) pass unchanged.
 //
-// It saves bytes held by the cache only: the objects were decoded in full
-// before the transform sees them, so neither the peak memory of a sync
-// nor the CPU to decode shrinks; decoding with a Source and the memory
-// options saves those too.
+// The objects were decoded in full before the transform sees them: it
+// adds CPU rather than saving any, and lowers the peak memory of a sync
+// only as far as the list reaches it object by object (a streaming list);
+// decoding with a Source and the memory options saves both
+// (docs/benchmarks.md, "controller-runtime's cache on listwatch").
 func CompactTransform(in *Interner, shareResourceLists bool) func(any) (any, error) {
 	return func(obj any) (any, error) {
 		if om := objectMetaOf(obj); om != nil {
