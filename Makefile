@@ -18,7 +18,10 @@ e2e: apiserver
 # peer runs the peers' own test suites against listwatch's drop-ins:
 # controller-runtime's pkg/cache, pkg/controller and pkg/source (envtest, a
 # real kube-apiserver) with the cache's informers from
-# informer.NewSharedIndexInformer, client-go's shared-informer, workqueue
+# informer.NewSharedIndexInformer, pkg/cache, pkg/controller, pkg/source
+# and pkg/builder again with every cache.New (and a manager's default)
+# replaced by crcache.New (controller-runtime-crcache), client-go's
+# shared-informer, workqueue
 # and RetryWatcher tests ported onto the drop-ins, and every test of the
 # client-go packages clientgo/ covers run against clientgo/ with only their
 # import paths rewritten (client-go-rewritten). Fails on a failure not in

@@ -17,6 +17,7 @@ import (
 
 	"github.com/listwatch/listwatch/clientgo/internal/gvrfactory"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/internal/builtinsource"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -63,6 +64,13 @@ func init() {
 		b := &builtins[i]
 		builtinByType[reflect.TypeOf(b.example)] = b
 		builtinByResource[b.gvr] = b
+	}
+	builtinsource.Lookup = func(example k8sruntime.Object) (builtinsource.Type, bool) {
+		b := builtinByType[reflect.TypeOf(example)]
+		if b == nil {
+			return builtinsource.Type{}, false
+		}
+		return builtinsource.Type{GVR: b.gvr, Namespaced: b.namespaced, New: b.source}, true
 	}
 }
 

@@ -1,17 +1,20 @@
-// Package operator is a small controller-runtime operator whose manager
-// builds every informer with listwatch: the digest operator keeps, for each
+// Package operator is a small controller-runtime operator whose manager's
+// cache is listwatch's (package crcache): the digest operator keeps, for each
 // Secret, a ConfigMap "<name>-digest" owned by it that holds a SHA-256
 // prefix of every value (never the value) and the Secret's type. It
 // watches both kinds: editing or deleting a digest puts it back, and a
 // Secret's deletion deletes its digest (found through a field index, so no
 // garbage collector is needed).
 //
-// The listwatch part is one line of cache options:
+// The listwatch part is one line of manager options:
 //
-//	cache.Options{NewInformer: informer.NewSharedIndexInformer}
+//	manager.Options{NewCache: crcache.New}
 //
-// Options.Informers switches back to client-go's informers for
-// comparison, and cmd/secret-digest exposes it as -informers.
+// (Informers.NewCache, with the operator's hooks). Every informer of the
+// cache is then listwatch's, and those of built-in types decode with
+// restsource. Options.Informers switches back to controller-runtime's
+// cache with client-go's informers for comparison, and cmd/secret-digest
+// exposes it as -informers.
 //
 // # Usage
 //

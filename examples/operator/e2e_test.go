@@ -311,18 +311,16 @@ func clientSpecs(impl Informers, st *specState) {
 	})
 
 	It("reports a forbidden list to the watch error handler", func(ctx SpecContext) {
-		// A bare controller-runtime cache with the operator's
-		// NewInformer, for a user without RBAC: a manager would not do,
-		// as its Start (v0.25.2) never returns when stopped before its
-		// caches sync.
-		newInformer, err := impl.NewInformer()
+		// A bare cache of the operator's (Informers.NewCache), for a
+		// user without RBAC: a manager would not do, as its Start
+		// (v0.25.2) never returns when stopped before its caches sync.
+		newCache, err := impl.NewCache(true, nil)
 		Expect(err).NotTo(HaveOccurred())
 		var calls atomic.Int64
 		var last atomic.Pointer[error]
-		cch, err := cache.New(server.UnprivilegedConfig(), cache.Options{
+		cch, err := newCache(server.UnprivilegedConfig(), cache.Options{
 			// All namespaces: a namespaced cache's wrapper keeps a
 			// goroutine waiting for a sync that never comes.
-			NewInformer: newInformer,
 			DefaultWatchErrorHandler: func(_ context.Context, _ *toolscache.Reflector, err error) {
 				last.Store(&err)
 				calls.Add(1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,7 +29,9 @@ type Options struct {
 	Namespace string
 	// Informers picks the informer implementation; empty means Listwatch.
 	Informers Informers
-	// StripManagedFields sets cache.TransformStripManagedFields as the
+	// StripManagedFields leaves managedFields out of the cache: with
+	// Listwatch while decoding (crcache's default, turned off when this is
+	// false), with ClientGo by cache.TransformStripManagedFields as the
 	// cache's default transform; otherwise no transform is set (and
 	// controller-runtime calls SetTransform(nil) on every informer).
 	StripManagedFields bool
@@ -54,44 +55,31 @@ type Options struct {
 
 // NewManager builds a controller-runtime manager running the digest
 // operator: a controller for Secrets that owns one ConfigMap each, with a
-// field index on the ConfigMaps' controlling Secret. Its cache builds
-// every informer with the implementation opts.Informers names: the one
-// line that matters is cache.Options{NewInformer: ...}. Metrics and health
+// field index on the ConfigMaps' controlling Secret. Its cache is the
+// one opts.Informers names (Informers.NewCache): the one line that
+// matters is manager.Options{NewCache: crcache.New}. Metrics and health
 // endpoints are off and leader election is not used. The logger comes from
 // ctx. Start the returned manager with mgr.Start(ctx).
 func NewManager(ctx context.Context, opts Options) (manager.Manager, error) {
 	if opts.Config == nil {
 		return nil, errors.New("operator: Options.Config is required")
 	}
-	newInformer, err := opts.Informers.NewInformer()
+	newCache, err := opts.Informers.NewCache(opts.StripManagedFields, opts.OnNewInformer)
 	if err != nil {
 		return nil, err
-	}
-	if hook := opts.OnNewInformer; hook != nil {
-		build := newInformer
-		newInformer = func(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-			inf := build(lw, example, resync, indexers)
-			hook(example, inf)
-			return inf
-		}
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("operator: building the scheme: %w", err)
 	}
-	cacheOpts := cache.Options{
-		NewInformer:              newInformer,
-		DefaultWatchErrorHandler: opts.WatchErrorHandler,
-	}
+	cacheOpts := cache.Options{DefaultWatchErrorHandler: opts.WatchErrorHandler}
 	if opts.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
-	}
-	if opts.StripManagedFields {
-		cacheOpts.DefaultTransform = cache.TransformStripManagedFields()
 	}
 	mgr, err := ctrl.NewManager(opts.Config, manager.Options{
 		Scheme:                 scheme,
 		Logger:                 klog.FromContext(ctx),
+		NewCache:               newCache,
 		Cache:                  cacheOpts,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

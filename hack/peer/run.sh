@@ -3,8 +3,8 @@
 # against listwatch's drop-ins (listwatch, the default) or against the
 # peers' own constructors (baseline, which proves the harness), prints
 # passed/failed/skipped per suite and fails on any failure not listed in
-# hack/peer/known-failures.txt. Suites: controller-runtime client-go
-# client-go-rewritten (all by default). See docs/testing.md, "Peer suites".
+# hack/peer/known-failures.txt. Suites: controller-runtime
+# controller-runtime-crcache client-go client-go-rewritten (all by default). See docs/testing.md, "Peer suites".
 #
 # Environment:
 #   PEER_WORKDIR  where the peers' code is copied and built (default: a
@@ -19,8 +19,8 @@ GO=${GO:-go}
 mode=${1:-listwatch}
 shift || true
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime client-go client-go-rewritten)
-case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [client-go] [client-go-rewritten]" >&2; exit 2 ;; esac
+[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime controller-runtime-crcache client-go client-go-rewritten)
+case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [controller-runtime-crcache] [client-go] [client-go-rewritten]" >&2; exit 2 ;; esac
 
 if [[ -n ${PEER_WORKDIR:-} ]]; then
 	work=$PEER_WORKDIR
@@ -53,6 +53,11 @@ for suite in "${suites[@]}"; do
 		KUBEBUILDER_ASSETS=$(bash "$root/hack/build-apiserver.sh")
 		export KUBEBUILDER_ASSETS
 		bash "$here/controller-runtime.sh" "$mode" "$work"
+		;;
+	controller-runtime-crcache)
+		KUBEBUILDER_ASSETS=$(bash "$root/hack/build-apiserver.sh")
+		export KUBEBUILDER_ASSETS
+		bash "$here/controller-runtime.sh" "$mode" "$work" crcache
 		;;
 	client-go | client-go-rewritten)
 		# Known failures whose reason starts with "hangs" are not run at all

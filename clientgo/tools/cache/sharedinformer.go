@@ -139,6 +139,11 @@ type listwatchInformer struct {
 
 var _ cache.SharedIndexInformer = (*listwatchInformer)(nil)
 
+// Snapshot implements informer.Snapshotter: metrics providers
+// (informer/promprovider) and status pages read the engine's figures
+// through it.
+func (c *listwatchInformer) Snapshot() informer.Snapshot { return c.inf.Snapshot() }
+
 var errStarted = errors.New("informer has already started")
 
 func (c *listwatchInformer) transform(obj store.Object) (store.Object, error) {

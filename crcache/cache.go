@@ -1,0 +1,281 @@
+package crcache
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/listwatch/listwatch/clientgo/informers"
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/promprovider"
+	"github.com/listwatch/listwatch/internal/builtinsource"
+	"github.com/listwatch/listwatch/restsource"
+)
+
+// New is a cache.NewCacheFunc: controller-runtime's cache, with every
+// informer listwatch's, decoding with restsource and the default memory
+// options (see the package doc). Use it as manager.Options.NewCache.
+func New(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
+	return NewWithOptions(Options{})(cfg, opts)
+}
+
+// NewWithOptions returns a cache.NewCacheFunc like New, configured by o.
+func NewWithOptions(o Options) cache.NewCacheFunc {
+	return func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
+		memory := informers.DefaultMemoryOptions()
+		if o.Memory != nil {
+			memory = *o.Memory
+		}
+		logger := o.Logger
+		if logger.GetSink() == nil {
+			logger = logf.Log.WithName("crcache")
+		}
+		// The HTTP client controller-runtime's clients get: the one it
+		// would build itself (or the caller's), behind a transport that
+		// answers probes.
+		if opts.HTTPClient == nil {
+			c := rest.CopyConfig(cfg)
+			if c.UserAgent == "" {
+				c.UserAgent = rest.DefaultKubernetesUserAgent()
+			}
+			hc, err := rest.HTTPClientFor(c)
+			if err != nil {
+				return nil, fmt.Errorf("crcache: building the HTTP client: %w", err)
+			}
+			opts.HTTPClient = hc
+		}
+		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer}
+		if o.MetricsRegisterer != nil {
+			p, err := promprovider.New(promprovider.Options{Registerer: o.MetricsRegisterer})
+			if err != nil {
+				return nil, fmt.Errorf("crcache: registering the metrics: %w", err)
+			}
+			b.metrics = p
+		}
+		opts.HTTPClient = withProbeTransport(opts.HTTPClient)
+		if memory.StripManagedFields {
+			opts = stripFirst(opts)
+		}
+		opts.NewInformer = b.newInformer
+		return cache.New(cfg, opts)
+	}
+}
+
+// builder builds the informers of one cache.
+type builder struct {
+	cfg        *rest.Config
+	httpClient *http.Client // without the probe transport
+	memory     informers.MemoryOptions
+	logger     logr.Logger
+	onNew      func(runtime.Object, toolscache.SharedIndexInformer)
+	// custom is the caller's cache.Options.NewInformer, if set: it builds
+	// the informers instead of listwatch's constructor.
+	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
+	// metrics exports the informers, when Options.MetricsRegisterer is set.
+	metrics *promprovider.Provider
+}
+
+// newInformer is the cache's cache.Options.NewInformer: listwatch's
+// drop-in informer (or the caller's NewInformer's) over a restsource
+// Source that repeats what lw requests (learnt by a probe), or over lw
+// itself when that cannot be.
+func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	src, at, err := b.source(lw, example)
+	if err != nil {
+		// Expected for the objects restsource does not decode (V(1));
+		// worth a line when the probe failed.
+		log := b.logger
+		if errors.Is(err, errNotBuiltin) {
+			log = log.V(1)
+		}
+		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
+		src = lw
+	}
+	var inf toolscache.SharedIndexInformer
+	if b.custom != nil {
+		inf = b.custom(src, example, resync, indexers)
+	} else {
+		o := toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers}
+		if b.metrics != nil {
+			o.ObjectDescription = uniqueName(b.metrics, at.name(example))
+		}
+		inf = lwcache.NewSharedIndexInformerWithOptions(src, example, o)
+	}
+	if snap, ok := inf.(informer.Snapshotter); ok && b.metrics != nil {
+		b.metrics.AddInformer(snap, at.gvr)
+	}
+	if b.onNew != nil {
+		b.onNew(example, inf)
+	}
+	return inf
+}
+
+// errNotBuiltin says why an object type is not decoded by restsource.
+var errNotBuiltin = errors.New("not a built-in type of client-go's scheme (custom resources, unstructured and metadata-only objects are decoded by controller-runtime's client)")
+
+// where is what an informer lists and watches, as far as the cache knows.
+type where struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+// name is the informer's name in metrics: its resource (or example's Go
+// type) and namespace.
+func (w where) name(example runtime.Object) string {
+	n := w.gvr.Resource
+	if n == "" {
+		n = reflect.TypeOf(example).String()
+	}
+	if w.namespace != "" {
+		n += "/" + w.namespace
+	}
+	return n
+}
+
+// source is a restsource Source for example's type requesting what lw
+// requests, and where that is.
+func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, where, error) {
+	t, ok := builtinsource.Lookup(example)
+	if !ok {
+		return nil, where{}, errNotBuiltin
+	}
+	req, err := probeListWatch(lw)
+	if err != nil {
+		return nil, where{gvr: t.GVR}, err
+	}
+	client, err := b.restClient(t.GVR.GroupVersion().Group, t.GVR.Version)
+	if err != nil {
+		return nil, where{gvr: t.GVR}, err
+	}
+	namespace, resource, err := splitPath(req.path, client.Get().URL().Path)
+	if err != nil {
+		return nil, where{gvr: t.GVR}, err
+	}
+	at := where{gvr: t.GVR, namespace: namespace}
+	if resource != t.GVR.Resource || (namespace != "" && !t.Namespaced) {
+		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, t.GVR)
+	}
+	src, err := t.New(restsource.Options{
+		Client:    client,
+		Resource:  resource,
+		Namespace: namespace,
+		TweakListOptions: func(o *metav1.ListOptions) {
+			o.LabelSelector, o.FieldSelector = req.labelSelector, req.fieldSelector
+			// A streaming list needs bookmarks, whatever the cache's
+			// setting; so does controller-runtime's own informer.
+			if o.Watch && o.SendInitialEvents == nil {
+				o.AllowWatchBookmarks = req.bookmarks
+			}
+		},
+		StripManagedFields: b.memory.StripManagedFields,
+		Interner:           b.memory.Interner,
+		ShareResourceLists: b.memory.ShareResourceLists,
+		ShareRepeated:      b.memory.ShareRepeated,
+	})
+	return src, at, err
+}
+
+// names holds the informer names in use per metrics provider: one
+// provider serves every cache registered on the same registry.
+var names = struct {
+	sync.Mutex
+	used map[*promprovider.Provider]map[string]bool
+}{used: map[*promprovider.Provider]map[string]bool{}}
+
+// uniqueName is name, or name#2, name#3, ..., the first not yet used
+// with p.
+func uniqueName(p *promprovider.Provider, name string) string {
+	names.Lock()
+	defer names.Unlock()
+	used := names.used[p]
+	if used == nil {
+		used = map[string]bool{}
+		names.used[p] = used
+	}
+	n := name
+	for i := 2; used[n]; i++ {
+		n = fmt.Sprintf("%s#%d", name, i)
+	}
+	used[n] = true
+	return n
+}
+
+// restClient is a REST client of the group version over the cache's HTTP
+// client (without the probe), as a clientset's.
+func (b *builder) restClient(group, version string) (*rest.RESTClient, error) {
+	c := rest.CopyConfig(b.cfg)
+	c.GroupVersion = &schema.GroupVersion{Group: group, Version: version}
+	c.APIPath = "/apis"
+	if group == "" {
+		c.APIPath = "/api"
+	}
+	c.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientForConfigAndClient(c, b.httpClient)
+}
+
+// stripFirst makes every transform of opts strip managedFields first: the
+// default transform and each ByObject's and namespace's own.
+func stripFirst(opts cache.Options) cache.Options {
+	opts.DefaultTransform = thenStrip(opts.DefaultTransform)
+	byObject := make(map[client.Object]cache.ByObject, len(opts.ByObject))
+	for obj, bo := range opts.ByObject {
+		if bo.Transform != nil {
+			bo.Transform = thenStrip(bo.Transform)
+		}
+		if bo.Namespaces != nil {
+			bo.Namespaces = stripNamespaces(bo.Namespaces)
+		}
+		byObject[obj] = bo
+	}
+	if opts.ByObject != nil {
+		opts.ByObject = byObject
+	}
+	opts.DefaultNamespaces = stripNamespaces(opts.DefaultNamespaces)
+	return opts
+}
+
+func stripNamespaces(in map[string]cache.Config) map[string]cache.Config {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]cache.Config, len(in))
+	for ns, c := range in {
+		if c.Transform != nil {
+			c.Transform = thenStrip(c.Transform)
+		}
+		out[ns] = c
+	}
+	return out
+}
+
+// thenStrip strips an object's managedFields, then runs next (if set).
+func thenStrip(next toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		if obj, err := meta.Accessor(in); err == nil && obj.GetManagedFields() != nil {
+			obj.SetManagedFields(nil)
+		}
+		if next == nil {
+			return in, nil
+		}
+		return next(in)
+	}
+}

@@ -1,0 +1,53 @@
+package crcache
+
+import (
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/clientgo/informers"
+)
+
+// Options configures the caches NewWithOptions builds. The zero value is
+// what New uses.
+type Options struct {
+	// Memory are the memory options the informers of built-in types
+	// decode with (restsource's options of the same names; see
+	// informers.MemoryOptions). Nil means informers.DefaultMemoryOptions,
+	// called once per cache: managedFields stripped while decoding, one
+	// bounded Interner for the cache, the parts that repeat across objects
+	// shared (ShareRepeated: cached objects are read-only, as always in
+	// controller-runtime unless UnsafeDisableDeepCopy hands them out, and
+	// then a reconciler must not modify them in place). To turn each
+	// off, set it to false (nil for the Interner) in a MemoryOptions of
+	// your own; &informers.MemoryOptions{} turns them all off.
+	// StripManagedFields applies to every informer of the cache: objects
+	// the cache cannot decode itself (see the package doc) are stripped by
+	// a transform run before the user's.
+	Memory *informers.MemoryOptions
+
+	// Logger receives a line for each informer that lists and watches
+	// through controller-runtime's own client instead of restsource, with
+	// the reason: at V(1) for objects restsource does not decode (custom
+	// resources' types, unstructured and metadata-only objects), at V(0)
+	// when the probe failed. The zero Logger means controller-runtime's
+	// log.Log, named "crcache".
+	Logger logr.Logger
+
+	// MetricsRegisterer, if set, exports every informer of the cache
+	// (cache size, queue depth, handler lag, sync state: the families of
+	// docs/operations.md, "Metrics", except the reflector's counters)
+	// through an informer/promprovider Provider registered on it, e.g.
+	// controller-runtime's metrics.Registry, which the manager's metrics
+	// server serves. Each informer is named after its resource (or Go
+	// type) and namespace, with "#2", "#3", ... on a name already in use;
+	// an informer removed by RemoveInformer stays exported, stopped.
+	MetricsRegisterer prometheus.Registerer
+
+	// OnNewInformer, if set, is called with every informer the cache
+	// builds, before controller-runtime configures it (its transform and
+	// watch error handler), e.g. to check which implementation serves a
+	// type.
+	OnNewInformer func(example runtime.Object, inf toolscache.SharedIndexInformer)
+}
