@@ -17,9 +17,31 @@
 //   - NewDeltaFIFOWithOptions: identical signature once replaced types are read as
 //     listwatch's
 //   - NewIndexer: identical signature
+//   - NewNamedReflector: identical signature once replaced types are read as
+//     listwatch's
+//   - NewNamespaceKeyedIndexerAndReflector: identical signature once replaced types
+//     are read as listwatch's
+//   - NewReflector: identical signature once replaced types are read as listwatch's
+//   - NewReflectorWithOptions: identical signature once replaced types are read as
+//     listwatch's
 //   - NewSharedIndexInformer: identical signature
 //   - NewSharedIndexInformerWithOptions: identical signature
 //   - NewStore: identical signature
+//   - Reflector: REPLACED by
+//     github.com/listwatch/listwatch/clientgo/tools/cache.Reflector, which has
+//     every exported field (identical types) and method of client-go's type (code
+//     that names the type compiles; it is listwatch's value); CONFLICT, decided:
+//     client-go's DefaultWatchErrorHandler, WatchErrorHandler,
+//     WatchErrorHandlerWithContext still name client-go's type: listwatch's
+//     reflector engine answers NewReflector, NewReflectorWithOptions,
+//     NewNamedReflector and NewNamespaceKeyedIndexerAndReflector (issue 28, the
+//     kube-state-metrics door), with client-go's exported fields
+//     (r.WatchListPageSize = 500 compiles), so the name Reflector must be
+//     listwatch's; a watch error handler written as a function literal or function
+//     of *cache.Reflector (SharedInformer.SetWatchErrorHandler,
+//     Config.WatchErrorHandler) then does not compile against this package: such
+//     code names client-go's Reflector (import k8s.io/client-go/tools/cache for it;
+//     docs/clientgo.md)
 //
 // Variables, and functions not re-exported as functions:
 //   - ErrFIFOClosed: copied at initialisation: client-go never reassigns this error
@@ -348,10 +370,6 @@ type RealFIFO = cache.RealFIFO
 // methods and fields are client-go's.
 type RealFIFOOptions = cache.RealFIFOOptions
 
-// Reflector is client-go's [cache.Reflector], as an alias: its methods and
-// fields are client-go's.
-type Reflector = cache.Reflector
-
 // ReflectorBookmarkStore is client-go's [cache.ReflectorBookmarkStore], as an
 // alias: its methods and fields are client-go's.
 type ReflectorBookmarkStore = cache.ReflectorBookmarkStore
@@ -554,7 +572,7 @@ type Watcher = cache.Watcher
 type WatcherWithContext = cache.WatcherWithContext
 
 // DefaultWatchErrorHandler calls client-go's [cache.DefaultWatchErrorHandler].
-func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
+func DefaultWatchErrorHandler(ctx context.Context, r *cache.Reflector, err error) {
 	cache.DefaultWatchErrorHandler(ctx, r, err)
 }
 
@@ -695,17 +713,6 @@ func NewListWatchFromClient(c Getter, resource string, namespace string, fieldSe
 	return cache.NewListWatchFromClient(c, resource, namespace, fieldSelector)
 }
 
-// NewNamedReflector calls client-go's [cache.NewNamedReflector].
-func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
-	return cache.NewNamedReflector(name, lw, expectedType, store, resyncPeriod)
-}
-
-// NewNamespaceKeyedIndexerAndReflector calls client-go's
-// [cache.NewNamespaceKeyedIndexerAndReflector].
-func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType interface{}, resyncPeriod time.Duration) (Indexer, *Reflector) {
-	return cache.NewNamespaceKeyedIndexerAndReflector(lw, expectedType, resyncPeriod)
-}
-
 // NewObjectName calls client-go's [cache.NewObjectName].
 func NewObjectName(namespace string, name string) ObjectName {
 	return cache.NewObjectName(namespace, name)
@@ -721,16 +728,6 @@ func NewRealFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter, transformer Tran
 // NewRealFIFOWithOptions calls client-go's [cache.NewRealFIFOWithOptions].
 func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
 	return cache.NewRealFIFOWithOptions(opts)
-}
-
-// NewReflector calls client-go's [cache.NewReflector].
-func NewReflector(lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
-	return cache.NewReflector(lw, expectedType, store, resyncPeriod)
-}
-
-// NewReflectorWithOptions calls client-go's [cache.NewReflectorWithOptions].
-func NewReflectorWithOptions(lw ListerWatcher, expectedType interface{}, store ReflectorStore, options ReflectorOptions) *Reflector {
-	return cache.NewReflectorWithOptions(lw, expectedType, store, options)
 }
 
 // NewRetryWithDeadline calls client-go's [cache.NewRetryWithDeadline].
