@@ -3,7 +3,9 @@ package cache
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"sync"
 	"time"
 
@@ -78,6 +80,13 @@ type Reflector struct {
 	engine *reflector.Reflector[store.Object]
 }
 
+// packageDir is this package's source directory, which a reflector's
+// default name skips (client-go's skips its own) to name the caller.
+var packageDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file) + "/"
+}()
+
 // NewReflector is client-go's cache.NewReflector on listwatch's engine; see
 // NewReflectorWithOptions.
 func NewReflector(lw cache.ListerWatcher, expectedType interface{}, store cache.ReflectorStore, resyncPeriod time.Duration) *Reflector {
@@ -119,7 +128,7 @@ func NewReflectorWithOptions(lw cache.ListerWatcher, expectedType interface{}, s
 		logger:          options.Logger,
 	}
 	if r.name == "" {
-		r.name = naming.GetNameFromCallsite("listwatch/clientgo/tools/cache/", "client-go/tools/cache/")
+		r.name = naming.GetNameFromCallsite(packageDir, "client-go/tools/cache/")
 	}
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
@@ -255,6 +264,15 @@ func (r *Reflector) resyncLoop(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// handlerReflector is what a client-go watch error handler is handed in
+// place of a listwatch reflector: client-go's Reflector with its name and
+// type description (what client-go's DefaultWatchErrorHandler reads),
+// never run.
+func handlerReflector(lw cache.ListerWatcher, example any, name, typeDescription string) *cache.Reflector {
+	return cache.NewReflectorWithOptions(lw, example, cache.NewStore(cache.MetaNamespaceKeyFunc),
+		cache.ReflectorOptions{Name: name, TypeDescription: typeDescription})
 }
 
 // storeSink is the engine's store: it writes into a client-go store with

@@ -13,10 +13,14 @@
 //     github.com/listwatch/listwatch/clientgo/tools/cache.DeltaFIFO, which has
 //     every method of client-go's type (code that names the type compiles; it is
 //     listwatch's value)
+//   - New: identical signature
 //   - NewDeltaFIFO: identical signature once replaced types are read as listwatch's
 //   - NewDeltaFIFOWithOptions: identical signature once replaced types are read as
 //     listwatch's
 //   - NewIndexer: identical signature
+//   - NewIndexerInformer: identical signature
+//   - NewInformer: identical signature
+//   - NewInformerWithOptions: identical signature
 //   - NewNamedReflector: identical signature once replaced types are read as
 //     listwatch's
 //   - NewNamespaceKeyedIndexerAndReflector: identical signature once replaced types
@@ -26,7 +30,10 @@
 //     listwatch's
 //   - NewSharedIndexInformer: identical signature
 //   - NewSharedIndexInformerWithOptions: identical signature
+//   - NewSharedInformer: identical signature
 //   - NewStore: identical signature
+//   - NewTransformingIndexerInformer: identical signature
+//   - NewTransformingInformer: identical signature
 //   - Reflector: REPLACED by
 //     github.com/listwatch/listwatch/clientgo/tools/cache.Reflector, which has
 //     every exported field (identical types) and method of client-go's type (code
@@ -68,7 +75,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
@@ -630,11 +636,6 @@ func NamespacedNameAsObjectName(nn types.NamespacedName) ObjectName {
 	return cache.NamespacedNameAsObjectName(nn)
 }
 
-// New calls client-go's [cache.New].
-func New(c *Config) Controller {
-	return cache.New(c)
-}
-
 // NewCacheMutationDetector calls client-go's [cache.NewCacheMutationDetector].
 func NewCacheMutationDetector(name string) MutationDetector {
 	return cache.NewCacheMutationDetector(name)
@@ -671,29 +672,9 @@ func NewHeap(keyFn KeyFunc, lessFn LessFunc) *Heap {
 	return cache.NewHeap(keyFn, lessFn)
 }
 
-// NewIndexerInformer calls client-go's [cache.NewIndexerInformer].
-//
-// Deprecated: client-go deprecates [cache.NewIndexerInformer]; see its
-// documentation.
-func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers) (Indexer, Controller) {
-	return cache.NewIndexerInformer(lw, objType, resyncPeriod, h, indexers)
-}
-
-// NewInformer calls client-go's [cache.NewInformer].
-//
-// Deprecated: client-go deprecates [cache.NewInformer]; see its documentation.
-func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler) (Store, Controller) {
-	return cache.NewInformer(lw, objType, resyncPeriod, h)
-}
-
 // NewInformerName calls client-go's [cache.NewInformerName].
 func NewInformerName(name string) (*InformerName, error) {
 	return cache.NewInformerName(name)
-}
-
-// NewInformerWithOptions calls client-go's [cache.NewInformerWithOptions].
-func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
-	return cache.NewInformerWithOptions(options)
 }
 
 // NewIntegerResourceVersionMutationCache calls client-go's
@@ -735,11 +716,6 @@ func NewRetryWithDeadline(maxRetryDuration time.Duration, minResetPeriod time.Du
 	return cache.NewRetryWithDeadline(maxRetryDuration, minResetPeriod, isRetryable, arg3)
 }
 
-// NewSharedInformer calls client-go's [cache.NewSharedInformer].
-func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration) SharedInformer {
-	return cache.NewSharedInformer(lw, exampleObject, defaultEventHandlerResyncPeriod)
-}
-
 // NewTTLStore calls client-go's [cache.NewTTLStore].
 func NewTTLStore(keyFunc KeyFunc, ttl time.Duration) Store {
 	return cache.NewTTLStore(keyFunc, ttl)
@@ -748,23 +724,6 @@ func NewTTLStore(keyFunc KeyFunc, ttl time.Duration) Store {
 // NewThreadSafeStore calls client-go's [cache.NewThreadSafeStore].
 func NewThreadSafeStore(indexers Indexers, indices Indices, opts ...ThreadSafeStoreOption) ThreadSafeStore {
 	return cache.NewThreadSafeStore(indexers, indices, opts...)
-}
-
-// NewTransformingIndexerInformer calls client-go's
-// [cache.NewTransformingIndexerInformer].
-//
-// Deprecated: client-go deprecates [cache.NewTransformingIndexerInformer]; see
-// its documentation.
-func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers, transformer TransformFunc) (Indexer, Controller) {
-	return cache.NewTransformingIndexerInformer(lw, objType, resyncPeriod, h, indexers, transformer)
-}
-
-// NewTransformingInformer calls client-go's [cache.NewTransformingInformer].
-//
-// Deprecated: client-go deprecates [cache.NewTransformingInformer]; see its
-// documentation.
-func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, transformer TransformFunc) (Store, Controller) {
-	return cache.NewTransformingInformer(lw, objType, resyncPeriod, h, transformer)
 }
 
 // NewTypedSharedIndexInformer calls client-go's
