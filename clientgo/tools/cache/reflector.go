@@ -236,7 +236,7 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	if r.resyncPeriod > 0 {
-		wg.Go(func() { r.resyncLoop(ctx) })
+		wg.Go(func() { r.resyncLoop(ctx, e) })
 	}
 	_ = e.Run(ctx) // fails only when run twice; e is new
 	cancel()
@@ -245,9 +245,10 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 }
 
 // resyncLoop calls the store's Resync every resync period, when
-// ShouldResync allows, until ctx ends. A failed Resync is logged; the
-// next period tries again.
-func (r *Reflector) resyncLoop(ctx context.Context) {
+// ShouldResync allows, until ctx ends. A failed Resync is logged and
+// starts a new list (client-go's ends its ListAndWatch, which lists
+// again), so that the store is rebuilt from the server.
+func (r *Reflector) resyncLoop(ctx context.Context, e *reflector.Reflector[store.Object]) {
 	logger := klog.FromContext(ctx)
 	for {
 		t := r.clock.NewTimer(r.resyncPeriod)
@@ -260,7 +261,8 @@ func (r *Reflector) resyncLoop(ctx context.Context) {
 		if r.ShouldResync == nil || r.ShouldResync() {
 			logger.V(4).Info("Forcing resync", "reflector", r.name)
 			if err := r.store.Resync(); err != nil {
-				logger.Error(err, "Resync failed", "reflector", r.name)
+				logger.Error(err, "Resync failed; listing again", "reflector", r.name)
+				e.Relist()
 			}
 		}
 	}
@@ -312,8 +314,12 @@ func (k *storeSink) write(op func(any) error, obj store.Object) error {
 	if err := k.check(obj); err != nil {
 		return err
 	}
+	// Read before the write: once in the store (a queue), the object is
+	// its consumer's, which may change it (client-go's reflector reads it
+	// first too).
+	rv := obj.GetResourceVersion()
 	err := op(obj)
-	k.reached(obj.GetResourceVersion())
+	k.reached(rv)
 	return err
 }
 

@@ -279,3 +279,27 @@ func TestReflectorRunsAgain(t *testing.T) {
 		}
 	})
 }
+
+// failingResync is a callStore whose Resync fails.
+type failingResync struct{ *callStore }
+
+func (s failingResync) Resync() error { s.log("resync"); return errBoom }
+
+// A failed Resync starts a new list, which rebuilds the store (client-go's
+// reflector ends its ListAndWatch and lists again).
+func TestReflectorRelistsAfterFailedResync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		srv.Create(t.Context(), newCM("a"))
+		st := failingResync{newCallStore()}
+		r := NewNamedReflector("cms", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st, time.Minute)
+		r.ShouldResync = everyOther()
+		run(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		want := []string{"replace [a@1] rv=1", "resync", "replace [a@1] rv=1"}
+		if got := st.take(); !slices.Equal(got, want) {
+			t.Fatalf("calls %q, want %q", got, want)
+		}
+	})
+}
