@@ -83,17 +83,18 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		<-ctx.Done()
 		c.config.Queue.Close()
 	})
-	c.processLoop()
+	c.processLoop(ctx)
 	wg.Wait()
 }
 
-// processLoop pops the queue into Process (or ProcessBatch) until it is
-// closed. An error of Process is the queue's business (client-go's queues
-// drop the item); the loop goes on.
-func (c *controller) processLoop() {
+// processLoop pops the queue into Process (or ProcessBatch) until ctx
+// ends or the queue is closed: what is still queued then is not processed,
+// as in client-go. An error of Process is the queue's business (client-go's
+// queues drop the item); the loop goes on.
+func (c *controller) processLoop(ctx context.Context) {
 	bq, batch := c.config.Queue.(cache.QueueWithBatch)
 	batch = batch && c.config.ProcessBatch != nil && features.FeatureGates().Enabled(features.InOrderInformersBatchProcess)
-	for {
+	for ctx.Err() == nil {
 		var err error
 		if batch {
 			err = bq.PopBatch(c.config.ProcessBatch, cache.PopProcessFunc(c.config.Process))
