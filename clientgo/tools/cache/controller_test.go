@@ -138,11 +138,7 @@ func TestNewSameDeltasAsClientGo(t *testing.T) {
 			})
 		})
 	}
-	a, b := transcripts["listwatch"], transcripts["client-go"]
-	if !slices.Equal(a, b) {
-		t.Fatalf("transcripts differ:\nlistwatch %q\nclient-go %q", a, b)
-	}
-	t.Logf("transcript: %q", a)
+	sameTranscripts(t, transcripts)
 }
 
 // The informer constructors built on New: listwatch's and client-go's call
@@ -200,11 +196,7 @@ func TestInformersSameHandlerCallsAsClientGo(t *testing.T) {
 					})
 				})
 			}
-			a, b := transcripts["listwatch"], transcripts["client-go"]
-			if !slices.Equal(a, b) {
-				t.Fatalf("transcripts differ:\nlistwatch %q\nclient-go %q", a, b)
-			}
-			t.Logf("transcript: %q", a)
+			sameTranscripts(t, transcripts)
 		})
 	}
 }
@@ -237,11 +229,7 @@ func informerScript(t *testing.T, new func(lw cache.ListerWatcher, h cache.Resou
 	slices.Sort(got)
 	log("resync %q", got)
 
-	srv.Down()
-	b, _ := srv.Get(ctx, cmGVR, "ns", "b")
-	srv.Delete(ctx, b)
-	srv.Compact(srv.ResourceVersion())
-	srv.Up()
+	missDeletion(t, srv, "b")
 	time.Sleep(25 * time.Second)
 	synctest.Wait()
 	got = h.Take()
