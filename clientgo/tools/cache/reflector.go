@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/naming"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -68,6 +69,7 @@ type Reflector struct {
 	resyncPeriod          time.Duration
 	minWatchTimeout       time.Duration
 	backoff               reflector.Backoff
+	watchList             reflector.WatchListMode
 	clock                 clock.Clock
 	logger                *klog.Logger
 	// onError, when set, hears every error the engine reports (the
@@ -115,7 +117,8 @@ func NewNamespaceKeyedIndexerAndReflector(lw cache.ListerWatcher, expectedType i
 // and twice it), Clock, Backoff (its Duration, Cap, Factor and Jitter; the
 // run is reset after 2m without failure, as client-go's) and Logger. An
 // *unstructured.Unstructured expectedType with a kind admits only that
-// kind.
+// kind. Streaming lists are used, as by client-go's, when client-go's
+// WatchListClient feature is enabled (the default) and lw supports them.
 func NewReflectorWithOptions(lw cache.ListerWatcher, expectedType interface{}, store cache.ReflectorStore, options cache.ReflectorOptions) *Reflector {
 	r := &Reflector{
 		name:            options.Name,
@@ -126,6 +129,11 @@ func NewReflectorWithOptions(lw cache.ListerWatcher, expectedType interface{}, s
 		resyncPeriod:    options.ResyncPeriod,
 		clock:           options.Clock,
 		logger:          options.Logger,
+	}
+	// Streaming lists as client-go decides: its WatchListClient feature
+	// (on by default) allows them, then the source must support them.
+	if !features.FeatureGates().Enabled(features.WatchListClient) {
+		r.watchList = reflector.WatchListOff
 	}
 	if r.name == "" {
 		r.name = naming.GetNameFromCallsite(packageDir, "client-go/tools/cache/")
@@ -200,7 +208,8 @@ func (r *Reflector) ListAndWatch(stopCh <-chan struct{}) error {
 
 // ListAndWatchWithContext lists, then watches from the list's resource
 // version, relisting and rewatching as needed, until ctx is cancelled;
-// then it returns nil. Each call starts from a new list. Unlike
+// then it returns nil. Each call starts with a list, from the resource
+// version the last call reached (as client-go's). Unlike
 // client-go's, it does not return when a watch ends or a list fails: the
 // engine retries those itself, with backoff. It returns an error only if
 // the engine cannot be built (a Backoff whose Factor is in (0, 1)).
@@ -214,7 +223,16 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 		MinWatchTimeout: r.minWatchTimeout,
 		Backoff:         r.backoff,
 		ExpectedGVK:     r.expectedGVK,
+		WatchList:       r.watchList,
 	}
+	r.mu.Lock()
+	if r.engine != nil {
+		// A run after an earlier one lists from where that one was, as
+		// client-go's reflector does.
+		st := r.engine.Status()
+		cfg.ResumeResourceVersion, cfg.ResumeUnavailable = st.LastSyncResourceVersion, st.ResourceVersionUnavailable
+	}
+	r.mu.Unlock()
 	opts := reflector.Options[store.Object]{
 		Config: cfg,
 		Name:   r.name,

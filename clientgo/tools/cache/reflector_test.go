@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
@@ -243,7 +245,8 @@ func TestReflectorDropsUnexpectedTypes(t *testing.T) {
 	})
 }
 
-// The reflector runs again after a run ends, from a new list.
+// The reflector runs again after a run ends, with a new list from the
+// resource version the first run reached.
 func TestReflectorRunsAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
@@ -254,7 +257,8 @@ func TestReflectorRunsAgain(t *testing.T) {
 		if r.LastSyncResourceVersion() != "" {
 			t.Fatal("a resource version before any run")
 		}
-		for range 2 {
+		for i := range 2 {
+			srv.ResetCalls()
 			stop := make(chan struct{})
 			done := make(chan error)
 			go func() { done <- r.ListAndWatch(stop) }()
@@ -262,6 +266,11 @@ func TestReflectorRunsAgain(t *testing.T) {
 			close(stop)
 			if err := <-done; err != nil {
 				t.Fatal(err)
+			}
+			// The second run starts from where the first one was.
+			want := map[int]string{0: "", 1: srv.ResourceVersion()}[i]
+			if calls := srv.Calls(); len(calls) == 0 || calls[0].Options.ResourceVersion != want {
+				t.Fatalf("run %d: first call %v, want one from resource version %q", i, calls, want)
 			}
 		}
 		rv := srv.ResourceVersion()
@@ -294,4 +303,28 @@ func TestReflectorRelistsAfterFailedResync(t *testing.T) {
 			t.Fatalf("calls %q, want %q", got, want)
 		}
 	})
+}
+
+// With client-go's WatchListClient feature off, the reflector lists in
+// pages, as client-go's does; on (the default), it streams.
+func TestReflectorHonoursWatchListClient(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprint("WatchListClient=", on), func(t *testing.T) {
+			clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, on)
+			synctest.Test(t, func(t *testing.T) {
+				srv := fake.NewTestServer(t, fake.Options{})
+				srv.Create(t.Context(), newCM("a"))
+				st := newCallStore()
+				r := NewNamedReflector("cms", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st, 0)
+				run(t, r)
+				calls := srv.Calls()
+				if len(calls) == 0 || (calls[0].Verb == fake.VerbList) == on {
+					t.Fatalf("first call %v with WatchListClient=%v", calls, on)
+				}
+				if err := fake.Converged(srv, fake.LWOptions{Resource: cmGVR}, st.List()); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
 }
