@@ -93,6 +93,18 @@ type Config[T store.Object] struct {
 	// objects are reported as ReasonUnexpectedType and dropped. Useful when T
 	// is *unstructured.Unstructured, which every kind satisfies.
 	ExpectedGVK *schema.GroupVersionKind
+	// ResumeResourceVersion, when set, is where this machine takes up from
+	// an earlier one over the same source and store (client-go's
+	// Reflector.ListAndWatch called again): its first list asks for this
+	// resource version instead of "0", as a relist would, so that the
+	// store is not handed objects older than it holds; Status starts with
+	// it as LastSyncResourceVersion. Pass the earlier machine's
+	// Status.LastSyncResourceVersion. Default "": a first list.
+	ResumeResourceVersion string
+	// ResumeUnavailable is the earlier machine's
+	// Status.ResourceVersionUnavailable: ResumeResourceVersion was found
+	// expired or too large, so the first list is a quorum read ("").
+	ResumeUnavailable bool
 
 	// nameKey is set when KeyFunc is the default: a list item is then
 	// keyable exactly when it has a name, checked without building the key.

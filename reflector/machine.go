@@ -176,11 +176,13 @@ func NewMachine[T store.Object](cfg Config[T]) (*Machine[T], error) {
 		return nil, err
 	}
 	return &Machine[T]{
-		cfg:          cfg,
-		backoff:      backoff{cfg: cfg.Backoff},
-		pagedReplace: cfg.PagedReplace,
-		relists:      bucket{burst: relistBurst, every: cfg.Backoff.Initial},
-		closes:       bucket{burst: quickCloseBurst, every: quickCloseEvery},
+		cfg:           cfg,
+		backoff:       backoff{cfg: cfg.Backoff},
+		pagedReplace:  cfg.PagedReplace,
+		relists:       bucket{burst: relistBurst, every: cfg.Backoff.Initial},
+		closes:        bucket{burst: quickCloseBurst, every: quickCloseEvery},
+		lastSyncRV:    cfg.ResumeResourceVersion,
+		rvUnavailable: cfg.ResumeUnavailable,
 	}, nil
 }
 
@@ -267,13 +269,14 @@ func (m *Machine[T]) streamDeadline() (time.Time, bool) {
 // Status returns a snapshot of the machine's health.
 func (m *Machine[T]) Status() Status {
 	return Status{
-		Phase:                   m.phase,
-		Synced:                  m.synced,
-		Reason:                  m.reason,
-		LastError:               m.lastErr,
-		Failures:                m.failures,
-		LastSyncResourceVersion: m.lastSyncRV,
-		StreamFallback:          m.streamFallback,
+		Phase:                      m.phase,
+		Synced:                     m.synced,
+		Reason:                     m.reason,
+		LastError:                  m.lastErr,
+		Failures:                   m.failures,
+		LastSyncResourceVersion:    m.lastSyncRV,
+		ResourceVersionUnavailable: m.rvUnavailable,
+		StreamFallback:             m.streamFallback,
 	}
 }
 

@@ -63,6 +63,8 @@ func (s *scenario) create(t *testing.T, td *datadriven.TestData) string {
 	td.MaybeScanArgs(t, "watch-list", &mode)
 	cfg.WatchList = map[string]WatchListMode{"": WatchListOff, "auto": WatchListAuto, "off": WatchListOff, "force": WatchListForce}[mode]
 	cfg.PagedReplace = td.HasArg("paged-replace")
+	td.MaybeScanArgs(t, "resume-rv", &cfg.ResumeResourceVersion)
+	cfg.ResumeUnavailable = td.HasArg("resume-unavailable")
 	m, err := NewMachine(cfg)
 	if err != nil {
 		return "error: " + err.Error()

@@ -20,8 +20,14 @@ type Status struct {
 	// Failures counts consecutive failed attempts since the last success.
 	Failures int
 	// LastSyncResourceVersion is the resource version of the last list,
-	// event or bookmark applied; "" before the first list completes.
+	// event or bookmark applied; "" before the first list completes
+	// (Config.ResumeResourceVersion, if set).
 	LastSyncResourceVersion string
+	// ResourceVersionUnavailable is set while LastSyncResourceVersion is
+	// known to be expired or too large for the server, so that the next
+	// list is a quorum read; a completed list clears it. A machine that
+	// takes up from this one is given it as Config.ResumeUnavailable.
+	ResourceVersionUnavailable bool
 	// StreamFallback is ReasonNone while streaming lists are in use (or
 	// were never asked for); otherwise why the reflector gave them up for
 	// this source and lists with pagination instead (today only
@@ -32,18 +38,20 @@ type Status struct {
 // statusJSON is Status as status pages serve it: the phase and reasons by
 // name ("" for none), the last error's text.
 type statusJSON struct {
-	Phase                   Phase  `json:"phase"`
-	Synced                  bool   `json:"synced"`
-	Reason                  string `json:"reason,omitempty"`
-	LastError               string `json:"lastError,omitempty"`
-	Failures                int    `json:"failures"`
-	LastSyncResourceVersion string `json:"resourceVersion,omitempty"`
-	StreamFallback          string `json:"streamFallback,omitempty"`
+	Phase                      Phase  `json:"phase"`
+	Synced                     bool   `json:"synced"`
+	Reason                     string `json:"reason,omitempty"`
+	LastError                  string `json:"lastError,omitempty"`
+	Failures                   int    `json:"failures"`
+	LastSyncResourceVersion    string `json:"resourceVersion,omitempty"`
+	ResourceVersionUnavailable bool   `json:"resourceVersionUnavailable,omitempty"`
+	StreamFallback             string `json:"streamFallback,omitempty"`
 }
 
 // MarshalJSON writes the status as status pages serve it.
 func (s Status) MarshalJSON() ([]byte, error) {
-	out := statusJSON{Phase: s.Phase, Synced: s.Synced, Failures: s.Failures, LastSyncResourceVersion: s.LastSyncResourceVersion}
+	out := statusJSON{Phase: s.Phase, Synced: s.Synced, Failures: s.Failures, LastSyncResourceVersion: s.LastSyncResourceVersion,
+		ResourceVersionUnavailable: s.ResourceVersionUnavailable}
 	if s.LastError != nil {
 		out.Reason, out.LastError = s.Reason.String(), s.LastError.Error()
 	}
@@ -61,7 +69,7 @@ func (s *Status) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*s = Status{Phase: in.Phase, Synced: in.Synced, Failures: in.Failures, LastSyncResourceVersion: in.LastSyncResourceVersion,
-		Reason: reasonNamed(in.Reason), StreamFallback: reasonNamed(in.StreamFallback)}
+		ResourceVersionUnavailable: in.ResourceVersionUnavailable, Reason: reasonNamed(in.Reason), StreamFallback: reasonNamed(in.StreamFallback)}
 	if in.LastError != "" {
 		s.LastError = errors.New(in.LastError)
 	}

@@ -214,11 +214,17 @@ func compare(ours, up *types.Package, hand map[string]bool) ([]override, error) 
 			delete(r.types, ut)
 		}
 	}
+	conflictNotes, conflictsBad := r.checkConflicts(hand)
+	bad = append(bad, conflictsBad...)
 	for _, name := range names {
 		u, o := up.Scope().Lookup(name), ours.Scope().Lookup(name)
 		if ut, ok := u.(*types.TypeName); ok && r.types[ut] != nil {
+			what := "method"
+			if st, ok := types.Unalias(ut.Type()).Underlying().(*types.Struct); ok && hasExportedField(st) {
+				what = "exported field (identical types) and method"
+			}
 			out = append(out, override{name, verdictReplaced, "REPLACED by " + types.TypeString(types.Unalias(o.Type()), func(p *types.Package) string { return p.Path() }) +
-				", which has every method of client-go's type (code that names the type compiles; it is listwatch's value)"})
+				", which has every " + what + " of client-go's type (code that names the type compiles; it is listwatch's value)" + conflictNotes[ut]})
 			continue
 		}
 		if slices.ContainsFunc(bad, func(b string) bool { return strings.HasPrefix(b, name+": ") }) {
@@ -312,26 +318,21 @@ func (r *replacements) instantiate(o *types.TypeName, args *types.TypeList) type
 	return inst
 }
 
-// methodsCovered reports an error unless client-go's ut is a struct with
-// no exported field (code can only use it through its methods) and the
-// replacement ot has, on its pointer, every exported method ut has on its
-// pointer, with the same signature once replaced types are read as ours.
-// Generic types are compared instantiated with client-go's own type
-// parameters.
+// methodsCovered reports an error unless the replacement ot can stand
+// for client-go's struct type ut: it has, on its pointer, every exported
+// method ut has on its pointer, with the same signature once replaced
+// types are read as ours, and, when ut has exported fields (code may read
+// and set them: r.WatchListPageSize = 500), a field of each name with an
+// identical type (fieldsCovered). Generic types are compared instantiated
+// with client-go's own type parameters.
 func (r *replacements) methodsCovered(ot, ut *types.TypeName) error {
 	st, ok := types.Unalias(ut.Type()).Underlying().(*types.Struct)
 	if !ok {
 		return fmt.Errorf("a type of its own (%s), not client-go's %s: alias client-go's type or leave the name to the generated file",
 			types.Unalias(ot.Type()), types.Unalias(ut.Type()))
 	}
-	for i := range st.NumFields() {
-		if st.Field(i).Exported() {
-			return fmt.Errorf("a type of its own (%s), not client-go's %s, whose exported fields code may use: alias client-go's type or leave the name to the generated file",
-				describe(ot, func(t types.Type) string {
-					return types.TypeString(t, func(p *types.Package) string { return p.Path() })
-				}),
-				types.TypeString(ut.Type(), func(p *types.Package) string { return p.Path() }))
-		}
+	if err := r.fieldsCovered(ot, ut, st); err != nil {
+		return err
 	}
 	var uT, oT types.Type = ut.Type(), ot.Type()
 	if tps := typeParamsOf(ut.Type()); tps.Len() > 0 {
@@ -376,6 +377,37 @@ func (r *replacements) methodsCovered(ot, ut *types.TypeName) error {
 	return nil
 }
 
+// fieldsCovered reports an error unless ot has every exported field of
+// client-go's struct st (ut's underlying type), each an exported field of
+// ot's own struct (promoted ones count) with an identical type once
+// replaced types are read as ours: code that reads or assigns the field
+// compiles and means the same. An unexported field of client-go's is not
+// looked at: no other package can use it.
+func (r *replacements) fieldsCovered(ot, ut *types.TypeName, st *types.Struct) error {
+	qual := func(p *types.Package) string { return p.Path() }
+	var missing []string
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Exported() {
+			continue
+		}
+		want := r.subst(f.Type())
+		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(ot.Type()), true, ot.Pkg(), f.Name())
+		got, ok := obj.(*types.Var)
+		switch {
+		case !ok || !got.IsField():
+			missing = append(missing, fmt.Sprintf("%s %s (absent)", f.Name(), types.TypeString(want, qual)))
+		case !types.Identical(got.Type(), want):
+			missing = append(missing, fmt.Sprintf("%s %s (client-go's %s)", f.Name(), types.TypeString(got.Type(), qual), types.TypeString(want, qual)))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("replaced by %s, which lacks client-go's exported fields, whose code may read or set them: %s",
+			types.TypeString(types.Unalias(ot.Type()), qual), strings.Join(missing, "; "))
+	}
+	return nil
+}
+
 // sameInstantiated reports whether osig equals usig with replaced types
 // read as ours; generic signatures are compared instantiated with
 // client-go's type parameters (their constraints must be identical).
@@ -404,6 +436,16 @@ func (r *replacements) sameInstantiated(osig, usig *types.Signature) bool {
 		osig, usig = oi.(*types.Signature), ui.(*types.Signature)
 	}
 	return types.Identical(dropRecv(osig), r.subst(usig))
+}
+
+// hasExportedField reports whether st has a field other packages can use.
+func hasExportedField(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		if st.Field(i).Exported() {
+			return true
+		}
+	}
+	return false
 }
 
 // dropRecv returns sig without its receiver.

@@ -41,12 +41,14 @@
 // generated header), a type must be identical (an alias) or, for an
 // interface, have an identical method set, a constant the same type and
 // value. One more kind is accepted, and reported as REPLACED: a type of
-// listwatch's in place of an opaque client-go struct type (no exported
-// fields: code can only use it through its methods) that has every one of
-// its exported methods with the same signatures; functions that return
-// client-go's type may then return listwatch's (listwatch's queue for
-// workqueue.Typed, its RetryWatcher, its DeltaFIFO). Anything else fails
-// the generation.
+// listwatch's in place of a client-go struct type that has every one of
+// its exported methods with the same signatures and each of its exported
+// fields with an identical type; functions that return client-go's type
+// may then return listwatch's (listwatch's queue for workqueue.Typed, its
+// RetryWatcher, its DeltaFIFO, its Reflector). A declaration left to
+// client-go that still names a replaced type (client-go's WatchErrorHandler
+// takes client-go's *Reflector) fails the generation unless
+// [conflictPolicies] decides it. Anything else fails the generation.
 package main
 
 import (

@@ -77,7 +77,8 @@ func TestMismatches(t *testing.T) {
 	}
 	for _, s := range []string{
 		"NewNamed: signature func(name string, size int)",
-		"QueueConfig: a type of its own (struct{Name string}), not client-go's",
+		// A struct replaced without client-go's exported fields.
+		"QueueConfig: replaced by github.com/listwatch/listwatch/hack/clientgo-reexport/testdata/bad.QueueConfig, which lacks client-go's exported fields, whose code may read or set them: MetricsProvider k8s.io/client-go/util/workqueue.MetricsProvider (absent); Clock k8s.io/utils/clock.WithTicker (absent); Queue k8s.io/client-go/util/workqueue.Queue[any] (absent)",
 		"ParallelizeUntil: client-go's is a function, this one a variable",
 		"NewTyped: signature func[T comparable]() k8s.io/client-go/util/workqueue.TypedInterface[T]",
 	} {
@@ -158,8 +159,8 @@ func TestComment(t *testing.T) {
 // TestReplacedTypes: listwatch's own types stand for client-go's opaque
 // ones (struct types used only through their methods) in the real
 // packages, and the constructors that return them are accepted as
-// replaced; a struct with exported fields cannot be replaced
-// (TestMismatches: QueueConfig).
+// replaced; a struct with exported fields is replaced only by a type with
+// each of them (TestReplacedStructWithFields; TestMismatches: QueueConfig).
 func TestReplacedTypes(t *testing.T) {
 	root, err := moduleRoot()
 	if err != nil {
@@ -183,5 +184,68 @@ func TestReplacedTypes(t *testing.T) {
 		if v, ok := got[name]; !ok || v != verdictReplaced {
 			t.Errorf("%s: verdict %v (present %v), want replaced", name, v, ok)
 		}
+	}
+}
+
+// TestReplacedStructWithFields: a replacement of a struct with exported
+// fields that has each of them with client-go's type (and every method) is
+// REPLACED, its conflicts decided in conflictPolicies are reported; one
+// whose fields differ fails, each field named.
+func TestReplacedStructWithFields(t *testing.T) {
+	r, err := generateFixture(t, "fields-good", "k8s.io/client-go/tools/cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]verdict{}
+	for _, o := range r.Overrides {
+		got[o.Name] = o.Verdict
+	}
+	for _, name := range []string{"Reflector", "NewReflector", "NewReflectorWithOptions", "NewNamedReflector", "NewNamespaceKeyedIndexerAndReflector"} {
+		if got[name] != verdictReplaced {
+			t.Errorf("%s: verdict %v, want replaced", name, got[name])
+		}
+	}
+	// The header's lines, unwrapped.
+	src := strings.ReplaceAll(string(r.Source), "\n//     ", " ")
+	for _, s := range []string{
+		"which has every exported field (identical types) and method of client-go's type",
+		"CONFLICT, decided: client-go's DefaultWatchErrorHandler, WatchErrorHandler, WatchErrorHandlerWithContext still name client-go's type",
+		// The handler types stay client-go's.
+		"type WatchErrorHandler = cache.WatchErrorHandler\n",
+	} {
+		if !strings.Contains(src, s) {
+			t.Errorf("generated file lacks %q:\n%s", s, src[:min(len(src), 3000)])
+		}
+	}
+
+	_, err = generateFixture(t, "fields-bad", "k8s.io/client-go/tools/cache")
+	want := "Reflector: replaced by github.com/listwatch/listwatch/hack/clientgo-reexport/testdata/fields-bad.Reflector, which lacks client-go's exported fields, whose code may read or set them: " +
+		"WatchListPageSize int (client-go's int64); MaxInternalErrorRetryDuration time.Duration (absent)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+}
+
+// TestReplacedConflicts: a replaced type that declarations left to
+// client-go still name fails the generation unless conflictPolicies
+// decides it, for exactly those declarations.
+func TestReplacedConflicts(t *testing.T) {
+	key := "k8s.io/client-go/tools/cache.Reflector"
+	saved := conflictPolicies[key]
+	t.Cleanup(func() { conflictPolicies[key] = saved })
+
+	delete(conflictPolicies, key)
+	_, err := generateFixture(t, "fields-good", "k8s.io/client-go/tools/cache")
+	want := "Reflector: replaced, but client-go's DefaultWatchErrorHandler, WatchErrorHandler, WatchErrorHandlerWithContext still name client-go's Reflector"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "has no entry: decide") {
+		t.Fatalf("without a decision: err = %v, want it to contain %q", err, want)
+	}
+
+	// A decision for fewer names (a client-go release that names the type
+	// in one more declaration) fails too.
+	conflictPolicies[key] = conflictPolicy{names: []string{"WatchErrorHandler"}, why: "test"}
+	_, err = generateFixture(t, "fields-good", "k8s.io/client-go/tools/cache")
+	if err == nil || !strings.Contains(err.Error(), "has an entry for WatchErrorHandler: decide") {
+		t.Fatalf("with a stale decision: err = %v", err)
 	}
 }

@@ -7,7 +7,14 @@
 // return client-go's interfaces: NewSharedIndexInformer and
 // NewSharedIndexInformerWithOptions (listwatch's informer, package
 // informer), NewIndexer and NewStore (its store, package store),
-// NewDeltaFIFOWithOptions and NewDeltaFIFO (its FIFO, package deltafifo).
+// NewDeltaFIFOWithOptions and NewDeltaFIFO (its FIFO, package deltafifo),
+// NewReflector, NewReflectorWithOptions, NewNamedReflector and
+// NewNamespaceKeyedIndexerAndReflector (its List-then-Watch engine, package
+// reflector, writing into any client-go store), New (a Controller running
+// that reflector into any client-go Queue), NewInformer,
+// NewInformerWithOptions, NewIndexerInformer, NewTransformingInformer and
+// NewTransformingIndexerInformer (New over NewIndexer and
+// NewDeltaFIFOWithOptions) and NewSharedInformer.
 // Every other identifier of client-go's package is client-go's own,
 // re-exported under the same name (zz_generated.reexport.go), so that the
 // rest of a program compiles unchanged: types, constants, helpers such as

@@ -168,8 +168,7 @@ func (c *listwatchInformer) watchError(ctx context.Context, err error) {
 		return
 	}
 	c.reflectorOnce.Do(func() {
-		c.reflectorView = cache.NewReflectorWithOptions(c.lw, c.example, cache.NewStore(cache.MetaNamespaceKeyFunc),
-			cache.ReflectorOptions{Name: c.name})
+		c.reflectorView = handlerReflector(c.lw, c.example, c.name, "")
 	})
 	(*h)(ctx, c.reflectorView, err)
 }

@@ -44,11 +44,7 @@ func compatScenario(t *testing.T, resync time.Duration, body func(t *testing.T, 
 			})
 		})
 	}
-	a, b := transcripts["listwatch"], transcripts["client-go"]
-	if !slices.Equal(a, b) {
-		t.Fatalf("transcripts differ:\nlistwatch %q\nclient-go %q", a, b)
-	}
-	t.Logf("transcript: %q", a)
+	sameTranscripts(t, transcripts)
 }
 
 func runSII(t *testing.T, inf cache.SharedIndexInformer) {
@@ -100,11 +96,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		log("late synced=%v replay=%q", lateReg.HasSynced(), got)
 
 		// Missed deletion: server down, delete, compact, up.
-		srv.Down()
-		b, _ := srv.Get(ctx, cmGVR, "ns", "b")
-		srv.Delete(ctx, b)
-		srv.Compact(srv.ResourceVersion())
-		srv.Up()
+		missDeletion(t, srv, "b")
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		log("relist=%q late=%q", h.Take(), late.Take())

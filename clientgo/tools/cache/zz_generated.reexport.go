@@ -13,13 +13,42 @@
 //     github.com/listwatch/listwatch/clientgo/tools/cache.DeltaFIFO, which has
 //     every method of client-go's type (code that names the type compiles; it is
 //     listwatch's value)
+//   - New: identical signature
 //   - NewDeltaFIFO: identical signature once replaced types are read as listwatch's
 //   - NewDeltaFIFOWithOptions: identical signature once replaced types are read as
 //     listwatch's
 //   - NewIndexer: identical signature
+//   - NewIndexerInformer: identical signature
+//   - NewInformer: identical signature
+//   - NewInformerWithOptions: identical signature
+//   - NewNamedReflector: identical signature once replaced types are read as
+//     listwatch's
+//   - NewNamespaceKeyedIndexerAndReflector: identical signature once replaced types
+//     are read as listwatch's
+//   - NewReflector: identical signature once replaced types are read as listwatch's
+//   - NewReflectorWithOptions: identical signature once replaced types are read as
+//     listwatch's
 //   - NewSharedIndexInformer: identical signature
 //   - NewSharedIndexInformerWithOptions: identical signature
+//   - NewSharedInformer: identical signature
 //   - NewStore: identical signature
+//   - NewTransformingIndexerInformer: identical signature
+//   - NewTransformingInformer: identical signature
+//   - Reflector: REPLACED by
+//     github.com/listwatch/listwatch/clientgo/tools/cache.Reflector, which has
+//     every exported field (identical types) and method of client-go's type (code
+//     that names the type compiles; it is listwatch's value); CONFLICT, decided:
+//     client-go's DefaultWatchErrorHandler, WatchErrorHandler,
+//     WatchErrorHandlerWithContext still name client-go's type: listwatch's
+//     reflector engine answers NewReflector, NewReflectorWithOptions,
+//     NewNamedReflector and NewNamespaceKeyedIndexerAndReflector (issue 28, the
+//     kube-state-metrics door), with client-go's exported fields
+//     (r.WatchListPageSize = 500 compiles), so the name Reflector must be
+//     listwatch's; a watch error handler written as a function literal or function
+//     of *cache.Reflector (SharedInformer.SetWatchErrorHandler,
+//     Config.WatchErrorHandler) then does not compile against this package: such
+//     code names client-go's Reflector (import k8s.io/client-go/tools/cache for it;
+//     docs/clientgo.md)
 //
 // Variables, and functions not re-exported as functions:
 //   - ErrFIFOClosed: copied at initialisation: client-go never reassigns this error
@@ -46,7 +75,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
@@ -348,10 +376,6 @@ type RealFIFO = cache.RealFIFO
 // methods and fields are client-go's.
 type RealFIFOOptions = cache.RealFIFOOptions
 
-// Reflector is client-go's [cache.Reflector], as an alias: its methods and
-// fields are client-go's.
-type Reflector = cache.Reflector
-
 // ReflectorBookmarkStore is client-go's [cache.ReflectorBookmarkStore], as an
 // alias: its methods and fields are client-go's.
 type ReflectorBookmarkStore = cache.ReflectorBookmarkStore
@@ -554,7 +578,7 @@ type Watcher = cache.Watcher
 type WatcherWithContext = cache.WatcherWithContext
 
 // DefaultWatchErrorHandler calls client-go's [cache.DefaultWatchErrorHandler].
-func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
+func DefaultWatchErrorHandler(ctx context.Context, r *cache.Reflector, err error) {
 	cache.DefaultWatchErrorHandler(ctx, r, err)
 }
 
@@ -612,11 +636,6 @@ func NamespacedNameAsObjectName(nn types.NamespacedName) ObjectName {
 	return cache.NamespacedNameAsObjectName(nn)
 }
 
-// New calls client-go's [cache.New].
-func New(c *Config) Controller {
-	return cache.New(c)
-}
-
 // NewCacheMutationDetector calls client-go's [cache.NewCacheMutationDetector].
 func NewCacheMutationDetector(name string) MutationDetector {
 	return cache.NewCacheMutationDetector(name)
@@ -653,29 +672,9 @@ func NewHeap(keyFn KeyFunc, lessFn LessFunc) *Heap {
 	return cache.NewHeap(keyFn, lessFn)
 }
 
-// NewIndexerInformer calls client-go's [cache.NewIndexerInformer].
-//
-// Deprecated: client-go deprecates [cache.NewIndexerInformer]; see its
-// documentation.
-func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers) (Indexer, Controller) {
-	return cache.NewIndexerInformer(lw, objType, resyncPeriod, h, indexers)
-}
-
-// NewInformer calls client-go's [cache.NewInformer].
-//
-// Deprecated: client-go deprecates [cache.NewInformer]; see its documentation.
-func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler) (Store, Controller) {
-	return cache.NewInformer(lw, objType, resyncPeriod, h)
-}
-
 // NewInformerName calls client-go's [cache.NewInformerName].
 func NewInformerName(name string) (*InformerName, error) {
 	return cache.NewInformerName(name)
-}
-
-// NewInformerWithOptions calls client-go's [cache.NewInformerWithOptions].
-func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
-	return cache.NewInformerWithOptions(options)
 }
 
 // NewIntegerResourceVersionMutationCache calls client-go's
@@ -695,17 +694,6 @@ func NewListWatchFromClient(c Getter, resource string, namespace string, fieldSe
 	return cache.NewListWatchFromClient(c, resource, namespace, fieldSelector)
 }
 
-// NewNamedReflector calls client-go's [cache.NewNamedReflector].
-func NewNamedReflector(name string, lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
-	return cache.NewNamedReflector(name, lw, expectedType, store, resyncPeriod)
-}
-
-// NewNamespaceKeyedIndexerAndReflector calls client-go's
-// [cache.NewNamespaceKeyedIndexerAndReflector].
-func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType interface{}, resyncPeriod time.Duration) (Indexer, *Reflector) {
-	return cache.NewNamespaceKeyedIndexerAndReflector(lw, expectedType, resyncPeriod)
-}
-
 // NewObjectName calls client-go's [cache.NewObjectName].
 func NewObjectName(namespace string, name string) ObjectName {
 	return cache.NewObjectName(namespace, name)
@@ -723,24 +711,9 @@ func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
 	return cache.NewRealFIFOWithOptions(opts)
 }
 
-// NewReflector calls client-go's [cache.NewReflector].
-func NewReflector(lw ListerWatcher, expectedType interface{}, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
-	return cache.NewReflector(lw, expectedType, store, resyncPeriod)
-}
-
-// NewReflectorWithOptions calls client-go's [cache.NewReflectorWithOptions].
-func NewReflectorWithOptions(lw ListerWatcher, expectedType interface{}, store ReflectorStore, options ReflectorOptions) *Reflector {
-	return cache.NewReflectorWithOptions(lw, expectedType, store, options)
-}
-
 // NewRetryWithDeadline calls client-go's [cache.NewRetryWithDeadline].
 func NewRetryWithDeadline(maxRetryDuration time.Duration, minResetPeriod time.Duration, isRetryable func(error) bool, arg3 clock.Clock) RetryWithDeadline {
 	return cache.NewRetryWithDeadline(maxRetryDuration, minResetPeriod, isRetryable, arg3)
-}
-
-// NewSharedInformer calls client-go's [cache.NewSharedInformer].
-func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration) SharedInformer {
-	return cache.NewSharedInformer(lw, exampleObject, defaultEventHandlerResyncPeriod)
 }
 
 // NewTTLStore calls client-go's [cache.NewTTLStore].
@@ -751,23 +724,6 @@ func NewTTLStore(keyFunc KeyFunc, ttl time.Duration) Store {
 // NewThreadSafeStore calls client-go's [cache.NewThreadSafeStore].
 func NewThreadSafeStore(indexers Indexers, indices Indices, opts ...ThreadSafeStoreOption) ThreadSafeStore {
 	return cache.NewThreadSafeStore(indexers, indices, opts...)
-}
-
-// NewTransformingIndexerInformer calls client-go's
-// [cache.NewTransformingIndexerInformer].
-//
-// Deprecated: client-go deprecates [cache.NewTransformingIndexerInformer]; see
-// its documentation.
-func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers, transformer TransformFunc) (Indexer, Controller) {
-	return cache.NewTransformingIndexerInformer(lw, objType, resyncPeriod, h, indexers, transformer)
-}
-
-// NewTransformingInformer calls client-go's [cache.NewTransformingInformer].
-//
-// Deprecated: client-go deprecates [cache.NewTransformingInformer]; see its
-// documentation.
-func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, transformer TransformFunc) (Store, Controller) {
-	return cache.NewTransformingInformer(lw, objType, resyncPeriod, h, transformer)
 }
 
 // NewTypedSharedIndexInformer calls client-go's

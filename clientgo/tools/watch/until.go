@@ -41,6 +41,17 @@ func NewRetryWatcherWithContext(ctx context.Context, initialResourceVersion stri
 	return retrywatcher.New(ctx, retrywatcher.Options{ResourceVersion: initialResourceVersion, Watcher: w})
 }
 
+// NewRetryWatcher is client-go's deprecated tools/watch.NewRetryWatcher on
+// listwatch's RetryWatcher: NewRetryWatcherWithContext without a context,
+// so that only Stop ends it. It returns listwatch's RetryWatcher, which
+// the name RetryWatcher means in this package, as NewRetryWatcherWithContext
+// does (a re-export would hand client-go's to code that names this one).
+//
+// Deprecated: as client-go's, use NewRetryWatcherWithContext.
+func NewRetryWatcher(initialResourceVersion string, watcherClient cache.Watcher) (*RetryWatcher, error) {
+	return NewRetryWatcherWithContext(context.Background(), initialResourceVersion, cache.ToWatcherWithContext(watcherClient))
+}
+
 // Until watches from initialResourceVersion through a RetryWatcher until each
 // condition in turn is met, and returns the last event seen. It survives
 // disconnects but not a 410 Gone, which ends it with an error: use

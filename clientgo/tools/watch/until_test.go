@@ -124,3 +124,23 @@ func TestUntilWithSyncGivesUpOnAHangingList(t *testing.T) {
 		close(release)
 	})
 }
+
+// NewRetryWatcher (client-go's deprecated constructor) returns listwatch's
+// RetryWatcher, which follows the watch until Stop.
+func TestNewRetryWatcher(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, lw := server(t)
+		var rw *RetryWatcher
+		rw, err := NewRetryWatcher("10", lw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		touch(t, srv, 3)
+		ev := <-rw.ResultChan()
+		if got := ev.Object.(*corev1.ConfigMap); ev.Type != watch.Modified || got.Name != "o3" || got.ResourceVersion != "11" {
+			t.Fatalf("event %s %s@%s, want MODIFIED o3@11", ev.Type, got.Name, got.ResourceVersion)
+		}
+		rw.Stop()
+		<-rw.Done()
+	})
+}

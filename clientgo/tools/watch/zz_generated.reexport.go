@@ -12,6 +12,8 @@
 //   - ConditionFunc: identical type
 //   - ErrWatchClosed: A SEPARATE variable of client-go's type (assigning one does
 //     not change the other)
+//   - NewRetryWatcher: identical signature once replaced types are read as
+//     listwatch's
 //   - NewRetryWatcherWithContext: identical signature once replaced types are read
 //     as listwatch's
 //   - PreconditionFunc: identical type
@@ -59,14 +61,6 @@ func NewIndexerInformerWatcher(lw cache.ListerWatcher, objType runtime.Object) (
 // [cgwatch.NewIndexerInformerWatcherWithLogger].
 func NewIndexerInformerWatcherWithLogger(logger klog.Logger, lw cache.ListerWatcher, objType runtime.Object) (cache.Indexer, cache.Controller, watch.Interface, <-chan struct{}) {
 	return cgwatch.NewIndexerInformerWatcherWithLogger(logger, lw, objType)
-}
-
-// NewRetryWatcher calls client-go's [cgwatch.NewRetryWatcher].
-//
-// Deprecated: client-go deprecates [cgwatch.NewRetryWatcher]; see its
-// documentation.
-func NewRetryWatcher(initialResourceVersion string, watcherClient cache.Watcher) (*cgwatch.RetryWatcher, error) {
-	return cgwatch.NewRetryWatcher(initialResourceVersion, watcherClient)
 }
 
 // UntilWithoutRetry calls client-go's [cgwatch.UntilWithoutRetry].

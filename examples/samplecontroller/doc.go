@@ -1,0 +1,35 @@
+// Package samplecontroller shows a controller written for client-go's
+// shared informer factory running on listwatch by changing imports only.
+//
+// The controller (in the style of k8s.io/sample-controller, with a
+// ConfigMap in place of a custom resource) keeps, for each ConfigMap
+// labelled samplecontroller.listwatch.io/app=true, a Deployment named by
+// its data, owned by it, with its replicas and image, and writes the
+// Deployment's available replicas back onto the ConfigMap. It uses
+// informers.NewSharedInformerFactoryWithOptions, the typed ConfigMap and
+// Deployment listers, a rate-limited work queue of cache.ObjectName and
+// event handlers with tombstones, as client-go controllers do.
+//
+// Two copies of it are compiled:
+//
+//   - clientgo: imports k8s.io/client-go/informers, k8s.io/client-go/tools/cache
+//     and k8s.io/client-go/util/workqueue;
+//   - listwatch: the same file with those three imports'
+//     prefix k8s.io/client-go/ changed to github.com/listwatch/listwatch/clientgo/,
+//     and nothing else: its informers are listwatch's, decoding with
+//     restsource and its memory options, its queue is listwatch's.
+//
+// TestOnlyImportsDiffer requires the second to be the first with the
+// imports rewritten (go test ./examples/samplecontroller -run
+// TestOnlyImportsDiffer -update writes it).
+//
+// # Testing
+//
+// The Ginkgo suite runs the same specs on both copies, against a real
+// kube-apiserver (internal/testapiserver; skipped under -short) and against
+// client-go's fake clientset: the Deployment is created, follows an edit of
+// the ConfigMap, is put back when deleted, and its status reaches the
+// ConfigMap. The fake clientset is given UIDs and resource versions, as
+// an apiserver would: the controller, as sample-controller, skips updates
+// that bring no new resource version.
+package samplecontroller
