@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
@@ -73,12 +75,13 @@ var variants = []struct {
 	}, "github.com/listwatch/listwatch/clientgo/tools/cache"},
 }
 
-// backends give each spec a client and an empty namespace.
+// backends give each spec a client, an empty namespace, and a wait for
+// the controller's watches to be open once it runs.
 var backends = []struct {
 	name  string
-	setup func(ctx context.Context) (kubernetes.Interface, string)
+	setup func(ctx context.Context) (kubernetes.Interface, string, func(context.Context))
 }{
-	{"real apiserver", func(ctx context.Context) (kubernetes.Interface, string) {
+	{"real apiserver", func(ctx context.Context) (kubernetes.Interface, string, func(context.Context)) {
 		if server == nil {
 			Skip("needs a real kube-apiserver; skipped under -short")
 		}
@@ -88,10 +91,22 @@ var backends = []struct {
 		DeferCleanup(func(ctx SpecContext) {
 			Expect(c.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})).To(Succeed())
 		})
-		return c, ns.Name
+		// A real watch starts at the list's resource version: nothing
+		// written meanwhile is missed.
+		return c, ns.Name, func(context.Context) {}
 	}},
-	{"fake clientset", func(context.Context) (kubernetes.Interface, string) {
-		return fakeClientset(), "sample"
+	{"fake clientset", func(context.Context) (kubernetes.Interface, string, func(context.Context)) {
+		c, watching := fakeClientset()
+		return c, "sample", func(ctx context.Context) {
+			GinkgoHelper()
+			// The fake's watches start now, not at the list's resource
+			// version: a write between an informer's list and its watch
+			// would be missed for good (client-go's fake clientset, for
+			// either library). Write only once both watches are open.
+			for _, r := range []string{"configmaps", "deployments"} {
+				Eventually(watching(r)).WithContext(ctx).Should(BeClosed())
+			}
+		}
 	}},
 }
 
@@ -101,8 +116,38 @@ var backends = []struct {
 // takes an update without a new resource version for a resync (and
 // ignores it), while the specs tell a Deployment put back from the
 // deleted one by its UID.
-func fakeClientset() *k8sfake.Clientset {
-	c := k8sfake.NewClientset()
+//
+// watching returns a channel closed once a watch of the resource is open.
+func fakeClientset() (c *k8sfake.Clientset, watching func(resource string) <-chan struct{}) {
+	c = k8sfake.NewClientset()
+	var mu sync.Mutex
+	opened := map[string]chan struct{}{}
+	chanOf := func(resource string) chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		ch, ok := opened[resource]
+		if !ok {
+			ch = make(chan struct{})
+			opened[resource] = ch
+		}
+		return ch
+	}
+	var once sync.Map
+	c.PrependWatchReactor("*", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if w, ok := action.(k8stesting.WatchActionImpl); ok {
+			opts = w.ListOptions
+		}
+		w, err := c.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		resource := action.GetResource().Resource
+		if _, done := once.LoadOrStore(resource, true); !done {
+			close(chanOf(resource))
+		}
+		return true, w, nil
+	})
 	var rv atomic.Int64
 	c.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		verb := action.GetVerb()
@@ -120,15 +165,16 @@ func fakeClientset() *k8sfake.Clientset {
 		m.SetResourceVersion(strconv.FormatInt(rv.Add(1), 10))
 		return false, nil, nil // the tracker stores it
 	})
-	return c
+	return c, func(resource string) <-chan struct{} { return chanOf(resource) }
 }
 
 var _ = Describe("the sample controller", func() {
 	for _, b := range backends {
 		for _, v := range variants {
 			It("keeps each app's Deployment, with "+v.name+", on a "+b.name, func(ctx SpecContext) {
-				c, ns := b.setup(ctx)
+				c, ns, watching := b.setup(ctx)
 				start(ctx, v.new, c, ns, v.informerPkg)
+				watching(ctx)
 				appSpecs(ctx, c, ns)
 			})
 		}
