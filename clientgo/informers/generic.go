@@ -3,6 +3,7 @@ package informers
 import (
 	"fmt"
 
+	"github.com/listwatch/listwatch/clientgo/internal/gvrfactory"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 )
@@ -16,17 +17,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	if b == nil {
 		return nil, fmt.Errorf("no informer found for %v", resource)
 	}
-	return &genericInformer{resource: resource.GroupResource(), informer: b.informer(f)}, nil
-}
-
-// genericInformer is a GenericInformer over one of the factory's informers.
-type genericInformer struct {
-	informer cache.SharedIndexInformer
-	resource schema.GroupResource
-}
-
-func (g *genericInformer) Informer() cache.SharedIndexInformer { return g.informer }
-
-func (g *genericInformer) Lister() cache.GenericLister {
-	return cache.NewGenericLister(g.informer.GetIndexer(), g.resource)
+	gr := resource.GroupResource()
+	return &gvrfactory.Generic{Inf: b.informer(f), NewLister: func(idx cache.Indexer) cache.GenericLister {
+		return cache.NewGenericLister(idx, gr)
+	}}, nil
 }

@@ -40,16 +40,7 @@ func NewFilteredDynamicSharedInformerFactory(client dynamic.Interface, defaultRe
 func NewFilteredDynamicInformer(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
 	lw := reflector.FromClient[*unstructured.UnstructuredList](client.Resource(gvr).Namespace(namespace))
 	inf := lwcache.NewSharedIndexInformer(gvrfactory.Source(lw, tweakListOptions, client), &unstructured.Unstructured{}, resyncPeriod, indexers)
-	return &genericInformer{informer: inf, gvr: gvr}
-}
-
-type genericInformer struct {
-	informer cache.SharedIndexInformer
-	gvr      schema.GroupVersionResource
-}
-
-func (g *genericInformer) Informer() cache.SharedIndexInformer { return g.informer }
-
-func (g *genericInformer) Lister() cache.GenericLister {
-	return dynamiclister.NewRuntimeObjectShim(dynamiclister.New(g.informer.GetIndexer(), g.gvr))
+	return &gvrfactory.Generic{Inf: inf, NewLister: func(idx cache.Indexer) cache.GenericLister {
+		return dynamiclister.NewRuntimeObjectShim(dynamiclister.New(idx, gvr))
+	}}
 }

@@ -138,3 +138,17 @@ func Source[F ~func(*metav1.ListOptions)](lw cache.ListerWatcherWithContext, twe
 		},
 	}, client)
 }
+
+// Generic is client-go's GenericInformer: an informer and the lister a
+// package builds over its indexer (dynamiclister's or metadatalister's
+// runtime-object shim).
+type Generic struct {
+	Inf       cache.SharedIndexInformer
+	NewLister func(cache.Indexer) cache.GenericLister
+}
+
+// Informer implements informers.GenericInformer.
+func (g *Generic) Informer() cache.SharedIndexInformer { return g.Inf }
+
+// Lister implements informers.GenericInformer.
+func (g *Generic) Lister() cache.GenericLister { return g.NewLister(g.Inf.GetIndexer()) }

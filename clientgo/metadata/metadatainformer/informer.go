@@ -76,16 +76,7 @@ func newFactory(client metadata.Interface, defaultResync time.Duration, namespac
 func NewFilteredMetadataInformer(client metadata.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
 	lw := reflector.FromClient[*metav1.PartialObjectMetadataList](client.Resource(gvr).Namespace(namespace))
 	inf := lwcache.NewSharedIndexInformer(gvrfactory.Source(lw, tweakListOptions, client), &metav1.PartialObjectMetadata{}, resyncPeriod, indexers)
-	return &genericInformer{informer: inf, gvr: gvr}
-}
-
-type genericInformer struct {
-	informer cache.SharedIndexInformer
-	gvr      schema.GroupVersionResource
-}
-
-func (g *genericInformer) Informer() cache.SharedIndexInformer { return g.informer }
-
-func (g *genericInformer) Lister() cache.GenericLister {
-	return metadatalister.NewRuntimeObjectShim(metadatalister.New(g.informer.GetIndexer(), g.gvr))
+	return &gvrfactory.Generic{Inf: inf, NewLister: func(idx cache.Indexer) cache.GenericLister {
+		return metadatalister.NewRuntimeObjectShim(metadatalister.New(idx, gvr))
+	}}
 }
