@@ -2,6 +2,7 @@ package samplecontroller
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -111,7 +114,8 @@ var backends = []struct {
 }
 
 // fakeClientset is client-go's fake clientset that, as an apiserver does,
-// gives each created object a UID and each write a new resource version:
+// gives each created object a UID and each write a new resource version,
+// refusing an update whose resource version is not the stored one:
 // its own tracker sets neither, and the controller, as sample-controller,
 // takes an update without a new resource version for a resync (and
 // ignores it), while the specs tell a Deployment put back from the
@@ -161,6 +165,18 @@ func fakeClientset() (c *k8sfake.Clientset, watching func(resource string) <-cha
 		}
 		if verb == "create" {
 			m.SetUID(types.UID(uuid.NewUUID()))
+		} else if m.GetResourceVersion() != "" {
+			// Optimistic concurrency, as an apiserver: an update from a
+			// stale copy (a lister behind the spec's own write) is a
+			// conflict, not a lost update.
+			stored, err := c.Tracker().Get(action.GetResource(), action.GetNamespace(), m.GetName())
+			if err != nil {
+				return false, nil, nil // the tracker answers
+			}
+			if sm, err := meta.Accessor(stored); err == nil && sm.GetResourceVersion() != m.GetResourceVersion() {
+				return true, nil, apierrors.NewConflict(action.GetResource().GroupResource(), m.GetName(),
+					fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+			}
 		}
 		m.SetResourceVersion(strconv.FormatInt(rv.Add(1), 10))
 		return false, nil, nil // the tracker stores it
