@@ -51,19 +51,8 @@ func (s *seenAt) get(name string) (time.Time, bool) {
 func BenchmarkAPIServerLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(b.Context())
 	defer cancel()
-	srv, err := testapiserver.Start(ctx, b, testapiserver.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv, cs := benchServer(ctx, b)
 	defer srv.Stop()
-	cs := kubernetes.NewForConfigOrDie(srv.AdminConfig())
-	const ns = "bench"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
 	pods := cs.CoreV1().Pods(ns)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return pods.List(ctx, o) },
@@ -151,19 +140,8 @@ func (c *countingLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
 func BenchmarkAPIServerRestart(b *testing.B) {
 	ctx, cancel := context.WithCancel(b.Context())
 	defer cancel()
-	srv, err := testapiserver.Start(ctx, b, testapiserver.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv, cs := benchServer(ctx, b)
 	defer srv.Stop()
-	cs := kubernetes.NewForConfigOrDie(srv.AdminConfig())
-	const ns = "bench"
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
 	pods := cs.CoreV1().Pods(ns)
 	lat := map[string][]time.Duration{}
 	calls := map[string]int64{}
@@ -212,4 +190,26 @@ func BenchmarkAPIServerRestart(b *testing.B) {
 		b.ReportMetric(float64(slices.Max(lat[lib]).Milliseconds()), lib+"-max-ms")
 		b.ReportMetric(float64(calls[lib])/float64(b.N), lib+"-calls/op")
 	}
+}
+
+// ns is the namespace of the e2e benchmarks' pods.
+const ns = "bench"
+
+// benchServer starts a real kube-apiserver with the namespace ns and its
+// default service account; the caller stops it.
+func benchServer(ctx context.Context, b *testing.B) (*testapiserver.Server, kubernetes.Interface) {
+	srv, err := testapiserver.Start(ctx, b, testapiserver.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(srv.AdminConfig())
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		srv.Stop()
+		b.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		srv.Stop()
+		b.Fatal(err)
+	}
+	return srv, cs
 }
