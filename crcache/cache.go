@@ -24,7 +24,6 @@ import (
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/promprovider"
-	"github.com/listwatch/listwatch/internal/builtinsource"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -60,7 +59,14 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			}
 			opts.HTTPClient = hc
 		}
-		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer}
+		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer,
+			scheme: opts.Scheme, types: map[reflect.Type]Type{}}
+		if b.scheme == nil {
+			b.scheme = scheme.Scheme // controller-runtime's default too
+		}
+		for _, t := range o.Types {
+			b.types[t.goType] = t
+		}
 		if o.MetricsRegisterer != nil {
 			p, err := promprovider.New(promprovider.Options{Registerer: o.MetricsRegisterer})
 			if err != nil {
@@ -73,7 +79,11 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			opts = stripFirst(opts)
 		}
 		opts.NewInformer = b.newInformer
-		return cache.New(cfg, opts)
+		c, err := cache.New(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer}, nil
 	}
 }
 
@@ -84,6 +94,8 @@ type builder struct {
 	memory     informers.MemoryOptions
 	logger     logr.Logger
 	onNew      func(runtime.Object, toolscache.SharedIndexInformer)
+	scheme     *runtime.Scheme       // the cache's
+	types      map[reflect.Type]Type // Options.Types
 	// custom is the caller's cache.Options.NewInformer, if set: it builds
 	// the informers instead of listwatch's constructor.
 	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
@@ -101,7 +113,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		// Expected for the objects restsource does not decode (V(1));
 		// worth a line when the probe failed.
 		log := b.logger
-		if errors.Is(err, errNotBuiltin) {
+		if errors.Is(err, errNotDecoded) {
 			log = log.V(1)
 		}
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
@@ -126,9 +138,6 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 	return inf
 }
 
-// errNotBuiltin says why an object type is not decoded by restsource.
-var errNotBuiltin = errors.New("not a built-in type of client-go's scheme (custom resources, unstructured and metadata-only objects are decoded by controller-runtime's client)")
-
 // where is what an informer lists and watches, as far as the cache knows.
 type where struct {
 	gvr       schema.GroupVersionResource
@@ -151,27 +160,31 @@ func (w where) name(example runtime.Object) string {
 // source is a restsource Source for example's type requesting what lw
 // requests, and where that is.
 func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, where, error) {
-	t, ok := builtinsource.Lookup(example)
-	if !ok {
-		return nil, where{}, errNotBuiltin
+	dec, err := decodingOf(example, b.types, b.scheme)
+	if err != nil {
+		return nil, where{}, err
 	}
+	at := where{gvr: dec.gv.WithResource(dec.resource)}
 	req, err := probeListWatch(lw)
 	if err != nil {
-		return nil, where{gvr: t.GVR}, err
+		return nil, at, err
 	}
-	client, err := b.restClient(t.GVR.GroupVersion().Group, t.GVR.Version)
+	client, err := b.restClient(dec.gv.Group, dec.gv.Version)
 	if err != nil {
-		return nil, where{gvr: t.GVR}, err
+		return nil, at, err
 	}
 	namespace, resource, err := splitPath(req.path, client.Get().URL().Path)
 	if err != nil {
-		return nil, where{gvr: t.GVR}, err
+		return nil, at, err
 	}
-	at := where{gvr: t.GVR, namespace: namespace}
-	if resource != t.GVR.Resource || (namespace != "" && !t.Namespaced) {
-		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, t.GVR)
+	if dec.resource == "" {
+		at.gvr.Resource = resource
 	}
-	src, err := t.New(restsource.Options{
+	at.namespace = namespace
+	if resource != at.gvr.Resource || (namespace != "" && dec.resource != "" && !dec.namespaced) {
+		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, at.gvr)
+	}
+	src, err := dec.new(restsource.Options{
 		Client:    client,
 		Resource:  resource,
 		Namespace: namespace,

@@ -276,9 +276,10 @@ func TestIndexField(t *testing.T) {
 	}
 }
 
-// Unstructured and metadata-only objects go through controller-runtime's
-// clients (logged), on listwatch's informer, with managedFields stripped
-// by default and kept when opted out.
+// Unstructured and metadata-only objects decode with restsource too, on
+// listwatch's informer, with managedFields stripped by default and kept
+// when opted out; the informers' own objects carry their kind, as
+// controller-runtime's do.
 func TestUnstructuredAndMetadata(t *testing.T) {
 	srv := newServer(t)
 	for _, tc := range memoryCases {
@@ -325,9 +326,24 @@ func TestUnstructuredAndMetadata(t *testing.T) {
 					t.Fatalf("metadata %s has kind %q", item.Name, item.Kind)
 				}
 			}
+			for _, ex := range []client.Object{u.Items[0].DeepCopy(), &m.Items[0]} {
+				inf, err := c.GetInformer(t.Context(), ex)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen := make(chan schema.GroupVersionKind, 10)
+				if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+					seen <- obj.(runtime.Object).GetObjectKind().GroupVersionKind()
+				}}); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := <-seen, ex.GetObjectKind().GroupVersionKind(); got != want {
+					t.Fatalf("the %T informer's objects have kind %v, want %v", ex, got, want)
+				}
+			}
 			fallbacks, built := r.get()
-			if want := []string{"*unstructured.Unstructured", "*v1.PartialObjectMetadata"}; !slices.Equal(fallbacks, want) {
-				t.Fatalf("fell back for %v, want %v", fallbacks, want)
+			if len(fallbacks) != 0 {
+				t.Fatalf("fell back for %v, want none", fallbacks)
 			}
 			if want := []string{"*unstructured.Unstructured *cache.listwatchInformer", "*v1.PartialObjectMetadata *cache.listwatchInformer"}; !slices.Equal(built, want) {
 				t.Fatalf("informers built: %v, want %v", built, want)

@@ -50,4 +50,11 @@ type Options struct {
 	// watch error handler), e.g. to check which implementation serves a
 	// type.
 	OnNewInformer func(example runtime.Object, inf toolscache.SharedIndexInformer)
+
+	// Types lists the Go types of custom resources (registered in
+	// cache.Options.Scheme) that the cache decodes with restsource, in
+	// JSON, with the memory options, instead of through controller-
+	// runtime's client: one [TypeFor] each. Built-in types, unstructured
+	// and metadata-only objects are always decoded with restsource.
+	Types []Type
 }

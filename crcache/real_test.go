@@ -95,4 +95,6 @@ func TestRealAPIServer(t *testing.T) {
 	if fallbacks.Load() != 0 {
 		t.Fatalf("%d informers fell back to controller-runtime's client", fallbacks.Load())
 	}
+	t.Run("custom resources", func(t *testing.T) { testCustomResources(t, srv) })
+	t.Run("forbidden", func(t *testing.T) { testForbidden(t, srv) })
 }

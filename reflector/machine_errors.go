@@ -37,7 +37,7 @@ func (m *Machine[T]) fail(reason Reason, err error, after resume) {
 	m.lastFail = reason
 	m.failures++
 	d := m.backoff.delay(m.now, m.cfg.Rand)
-	if reason.slow() {
+	if reason.Lasting() {
 		d = max(d, m.cfg.Backoff.Slow)
 	}
 	// The server's own delay (a 429's Retry-After, a server timeout's

@@ -97,9 +97,11 @@ func reasonNamed(name string) Reason {
 	return ReasonOther
 }
 
-// slow reports whether errors of this class are unlikely to clear by
-// themselves soon, so retries use the slow backoff floor.
-func (r Reason) slow() bool {
+// Lasting reports whether errors of this class are unlikely to clear by
+// themselves soon (401, 403, 404: credentials, RBAC or a resource that is
+// not installed), so the reflector retries them on the slow backoff floor
+// and code waiting for a sync can give up at once with the error.
+func (r Reason) Lasting() bool {
 	return r == ReasonUnauthorized || r == ReasonForbidden || r == ReasonNotFound
 }
 

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	kjson "sigs.k8s.io/json"
 )
 
 // unmarshaler is the generated protobuf decoding method of every built-in
@@ -33,30 +32,31 @@ type objectDecoder[T interface {
 	fast       bool                    // T has a generated Unmarshal method
 	codec      runtime.Decoder         // decodes types without Unmarshal (protobuf)
 
-	strip      bool       // Options.StripManagedFields
-	split      bool       // strip or intern, fast, and T has the layout metadata.go assumes
-	jsonSplit  bool       // intern, and T has the JSON layout json_meta.go assumes
-	interner   *Interner  // Options.Interner
-	shareLists bool       // Options.ShareResourceLists (or ShareRepeated)
-	shareParts bool       // Options.ShareRepeated (and T has the metadata layout)
-	proj       *projector // Options.ProjectionOf: T's protobuf decoder
+	strip      bool             // Options.StripManagedFields
+	split      bool             // strip or intern, fast, and T has the layout metadata.go assumes
+	jsonSplit  bool             // intern, and T has the JSON layout json_meta.go assumes
+	interner   *Interner        // Options.Interner
+	shareLists bool             // Options.ShareResourceLists (or ShareRepeated)
+	shareParts bool             // Options.ShareRepeated (and T has the metadata layout)
+	proj       *projector       // Options.ProjectionOf: T's protobuf decoder
+	keepKind   bool             // objects keep their apiVersion and kind (unstructured, kinds.go)
+	typeMeta   *metav1.TypeMeta // if set, every object's TypeMeta (metadata-only, kinds.go)
 }
 
 func newObjectDecoder[T interface {
 	*E
 	runtime.Object
 }, E any](opts Options) (*objectDecoder[T, E], error) {
-	s := opts.Scheme
 	var source runtime.Object = T(new(E))
 	if opts.ProjectionOf != nil {
 		source = opts.ProjectionOf
 	}
-	gvks, _, err := s.ObjectKinds(source)
+	gvk, err := kindOf(opts, source)
 	if err != nil {
-		return nil, fmt.Errorf("restsource: the scheme does not know %T: %w", source, err)
+		return nil, err
 	}
-	gvk := gvks[0]
-	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List"}
+	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List",
+		keepKind: keepsKind(T(new(E))), typeMeta: typeMetaOf(opts, T(new(E)))}
 	_, d.fast = any(T(new(E))).(unmarshaler)
 	if opts.ProjectionOf != nil {
 		plan, err := planProjection[T](opts.ProjectionOf)
@@ -67,7 +67,7 @@ func newObjectDecoder[T interface {
 		d.fast = true
 	}
 	if !d.fast {
-		d.codec = serializer.NewCodecFactory(s).UniversalDeserializer()
+		d.codec = serializer.NewCodecFactory(opts.Scheme).UniversalDeserializer()
 	}
 	d.interner, d.shareLists = opts.Interner, opts.ShareResourceLists || opts.ShareRepeated
 	if opts.ShareResourceLists && d.interner == nil {
@@ -78,7 +78,7 @@ func newObjectDecoder[T interface {
 	}
 	d.shareParts = opts.ShareRepeated && opts.ProjectionOf == nil
 	if opts.StripManagedFields {
-		if objectMetaOf(T(new(E))) == nil {
+		if objectMetaOf(T(new(E))) == nil && !d.keepKind {
 			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
 		}
 		d.strip = true
@@ -174,8 +174,15 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 // shares its repeating strings. in is the interning pass that began while
 // decoding, if one did.
 func (d *objectDecoder[T, E]) finish(obj T, in *interning) {
+	if d.typeMeta != nil {
+		setTypeMeta(obj, d.typeMeta)
+	}
 	if d.strip {
-		objectMetaOf(obj).ManagedFields = nil
+		if om := objectMetaOf(obj); om != nil {
+			om.ManagedFields = nil
+		} else {
+			stripUnstructured(obj)
+		}
 	}
 	if d.interner == nil {
 		return
@@ -201,7 +208,7 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 		obj = T(new(E))
 		raw, meta, in = d.prepareJSON(raw)
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+	if err := unmarshalJSON(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
 	}
 	ok := obj.GetObjectKind()
@@ -218,7 +225,9 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 		}
 		return nil, fmt.Errorf("expected %s %s, got %s %s", wantVersion, wantKind, gvk.GroupVersion(), gvk.Kind)
 	}
-	ok.SetGroupVersionKind(schema.GroupVersionKind{})
+	if status || !d.keepKind {
+		ok.SetGroupVersionKind(schema.GroupVersionKind{})
+	}
 	if !status {
 		d.finishJSON(obj.(T), meta, in)
 	}
@@ -276,8 +285,11 @@ func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	obj := T(new(E))
 	raw, meta, in := d.prepareJSON(raw)
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+	if err := unmarshalJSON(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+	}
+	if ok := obj.GetObjectKind(); d.keepKind && ok.GroupVersionKind().Kind == "" {
+		ok.SetGroupVersionKind(d.gvk)
 	}
 	d.finishJSON(obj, meta, in)
 	return obj, nil

@@ -3,6 +3,7 @@ package restsource
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -70,6 +71,8 @@ func (in *interning) object(obj any) {
 	case *corev1.PodTemplate:
 		in.objectMeta(&o.Template.ObjectMeta)
 		in.podSpec(&o.Template.Spec)
+	case *unstructured.Unstructured:
+		in.unstructuredObject(o.Object)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 )
@@ -121,6 +122,17 @@ type Options struct {
 	// structs, and maps with string keys. With an Interner, T's strings
 	// are interned as they are decoded. See the projection example.
 	ProjectionOf k8sruntime.Object
+
+	// GroupVersionKind is the kind of the objects of a Source of
+	// unstructured.Unstructured (required there, unused elsewhere): the
+	// Source lists and watches Resource in JSON, checks that the server's
+	// objects are of this kind, and keeps each object's apiVersion and
+	// kind. A Source of metav1.PartialObjectMetadata needs no kind: it
+	// asks the server for the metadata of Resource's objects, whatever
+	// their kind (custom resources' too), in protobuf; if
+	// GroupVersionKind is set there, every object's TypeMeta is set to it
+	// (as controller-runtime's metadata informers do).
+	GroupVersionKind schema.GroupVersionKind
 }
 
 // maxDefaultWorkers caps the default number of decode workers.

@@ -23,9 +23,9 @@ type Source[T interface {
 	*E
 	runtime.Object
 }, E any] struct {
-	opts   Options
-	dec    *objectDecoder[T, E]
-	accept string
+	opts                    Options
+	dec                     *objectDecoder[T, E]
+	listAccept, watchAccept string // Accept headers (kinds.go)
 }
 
 var (
@@ -47,11 +47,9 @@ func New[T interface {
 	if err != nil {
 		return nil, err
 	}
-	accept := ContentTypeJSON
-	if opts.ContentType == ContentTypeProtobuf {
-		accept = ContentTypeProtobuf + ", " + ContentTypeJSON
-	}
-	return &Source[T, E]{opts: opts, dec: dec, accept: accept}, nil
+	s := &Source[T, E]{opts: opts, dec: dec}
+	s.listAccept, s.watchAccept = acceptHeaders(opts, T(new(E)))
+	return s, nil
 }
 
 // listParamsVersion is the version ListOptions are encoded in: query
@@ -68,13 +66,17 @@ func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
 	if opts.TimeoutSeconds != nil {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
+	accept := s.listAccept
+	if opts.Watch {
+		accept = s.watchAccept
+	}
 	r := s.opts.Client.Get()
 	if s.opts.Namespace != "" {
 		r = r.Namespace(s.opts.Namespace)
 	}
 	return r.Resource(s.opts.Resource).
 		SpecificallyVersionedParams(&opts, scheme.ParameterCodec, listParamsVersion).
-		SetHeader("Accept", s.accept).
+		SetHeader("Accept", accept).
 		Timeout(timeout)
 }
 

@@ -126,9 +126,7 @@ func (r *watchRun[T]) loop(ctx context.Context) error {
 // syncProblem returns an error when the initial list failed for a reason
 // retrying will not fix.
 func (r *watchRun[T]) syncProblem() error {
-	st := r.inf.Status()
-	switch st.Reason {
-	case reflector.ReasonForbidden, reflector.ReasonUnauthorized, reflector.ReasonNotFound:
+	if st := r.inf.Status(); st.LastError != nil && st.Reason.Lasting() {
 		return fmt.Errorf("cannot list %s: %w", r.o.name, st.LastError)
 	}
 	return nil

@@ -34,6 +34,7 @@ var contentTypes = []string{restsource.ContentTypeProtobuf, restsource.ContentTy
 
 type env struct {
 	t   *testing.T
+	srv *testapiserver.Server
 	cfg *rest.Config
 	cs  kubernetes.Interface
 	ns  string
@@ -82,7 +83,7 @@ func TestAgainstKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, cfg: srv.AdminConfig(), cs: kubernetes.NewForConfigOrDie(srv.AdminConfig()), ns: "restsource"}
+	e := &env{t: t, srv: srv, cfg: srv.AdminConfig(), cs: kubernetes.NewForConfigOrDie(srv.AdminConfig()), ns: "restsource"}
 	if _, err := e.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +98,7 @@ func TestAgainstKubeAPIServer(t *testing.T) {
 	t.Run("watch", func(t *testing.T) { testWatch(t, e) })
 	t.Run("informers", func(t *testing.T) { testInformers(t, e) })
 	t.Run("expired", func(t *testing.T) { testExpired(t, e, first.ResourceVersion) })
+	t.Run("kinds", func(t *testing.T) { testKinds(t, e) })
 }
 
 // testList: whole lists and pages equal the clientset's.

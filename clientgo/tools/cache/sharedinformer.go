@@ -144,6 +144,10 @@ var _ cache.SharedIndexInformer = (*listwatchInformer)(nil)
 // through it.
 func (c *listwatchInformer) Snapshot() informer.Snapshot { return c.inf.Snapshot() }
 
+// Status is the informer's reflector's health (informer.Informer.Status),
+// for code that waits for a sync and wants the reason it has not come.
+func (c *listwatchInformer) Status() reflector.Status { return c.inf.Status() }
+
 var errStarted = errors.New("informer has already started")
 
 func (c *listwatchInformer) transform(obj store.Object) (store.Object, error) {
