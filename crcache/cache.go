@@ -21,9 +21,10 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/listwatch/listwatch/clientgo/informers"
-	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	_ "github.com/listwatch/listwatch/clientgo/tools/cache" // sets observed.NewSharedIndexInformer
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/promprovider"
+	"github.com/listwatch/listwatch/internal/observed"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -74,6 +75,10 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			}
 			b.metrics = p
 		}
+		if o.StatusPage != nil {
+			o.StatusPage.add(b)
+			b.named = true
+		}
 		opts.HTTPClient = withProbeTransport(opts.HTTPClient)
 		if memory.StripManagedFields {
 			opts = stripFirst(opts)
@@ -101,6 +106,19 @@ type builder struct {
 	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
 	// metrics exports the informers, when Options.MetricsRegisterer is set.
 	metrics *promprovider.Provider
+	// named: informers are named after their resource and namespace
+	// (for metrics or a status page), not their Go type.
+	named bool
+
+	mu    sync.Mutex
+	built []informer.Snapshotter // listwatch's informers built, for a StatusPage
+}
+
+// snapshotters returns the listwatch informers the cache built.
+func (b *builder) snapshotters() []informer.Snapshotter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]informer.Snapshotter(nil), b.built...)
 }
 
 // newInformer is the cache's cache.Options.NewInformer: listwatch's
@@ -124,13 +142,24 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		inf = b.custom(src, example, resync, indexers)
 	} else {
 		o := toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers}
+		var obs observed.Observers
+		if b.named {
+			o.ObjectDescription = at.name(example)
+		}
 		if b.metrics != nil {
 			o.ObjectDescription = uniqueName(b.metrics, at.name(example))
+			m := b.metrics.Reflector(o.ObjectDescription)
+			obs = observed.Observers{Reflector: m, Processing: m}
 		}
-		inf = lwcache.NewSharedIndexInformerWithOptions(src, example, o)
+		inf = observed.NewSharedIndexInformer(src, example, o, obs)
 	}
-	if snap, ok := inf.(informer.Snapshotter); ok && b.metrics != nil {
-		b.metrics.AddInformer(snap, at.gvr)
+	if snap, ok := inf.(informer.Snapshotter); ok {
+		if b.metrics != nil {
+			b.metrics.AddInformer(snap, at.gvr)
+		}
+		b.mu.Lock()
+		b.built = append(b.built, snap)
+		b.mu.Unlock()
 	}
 	if b.onNew != nil {
 		b.onNew(example, inf)

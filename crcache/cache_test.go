@@ -2,7 +2,9 @@ package crcache_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,6 +30,7 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer/statuspage"
 	"github.com/listwatch/listwatch/internal/fakehttp"
 )
 
@@ -376,7 +380,7 @@ func TestCallersNewInformer(t *testing.T) {
 
 // With a MetricsRegisterer, every informer of the cache is exported, one
 // per namespace of a multi-namespace cache, named after its resource and
-// namespace.
+// namespace, its reflector's counters included.
 func TestMetrics(t *testing.T) {
 	srv := newServer(t)
 	reg := prometheus.NewRegistry()
@@ -390,20 +394,58 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != "informer_cache_objects" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "name" {
-					got[l.GetValue()] = m.GetGauge().GetValue()
+	byName := func(family string, value func(m *dto.Metric) float64) map[string]float64 {
+		got := map[string]float64{}
+		for _, f := range families {
+			if f.GetName() != family {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "name" {
+						got[l.GetValue()] += value(m)
+					}
 				}
 			}
 		}
+		return got
 	}
-	if want := map[string]float64{"pods/a": 2, "pods/b": 2}; !reflect.DeepEqual(got, want) {
+	if got, want := byName("informer_cache_objects", func(m *dto.Metric) float64 { return m.GetGauge().GetValue() }),
+		map[string]float64{"pods/a": 2, "pods/b": 2}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("informer_cache_objects by name = %v, want %v", got, want)
+	}
+	// One list cycle each, the first (a streaming list: one watch).
+	counter := func(m *dto.Metric) float64 { return m.GetCounter().GetValue() }
+	for _, family := range []string{"informer_reflector_relists_total", "informer_reflector_watches_total"} {
+		if got, want := byName(family, counter), map[string]float64{"pods/a": 1, "pods/b": 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s by name = %v, want %v", family, got, want)
+		}
+	}
+}
+
+// A StatusPage shows the cache's informers, synced, with their relists
+// from the cache's metrics.
+func TestStatusPage(t *testing.T) {
+	srv := newServer(t)
+	page := crcache.NewStatusPage(statuspage.Options{})
+	c := start(t, srv, crcache.NewWithOptions(crcache.Options{StatusPage: page, MetricsRegisterer: prometheus.NewRegistry()}),
+		cache.Options{DefaultNamespaces: map[string]cache.Config{"a": {}, "b": {}}})
+	var list corev1.PodList
+	if err := c.List(t.Context(), &list); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	page.ServeHTTP(rec, httptest.NewRequest("GET", "/informers?format=json", nil))
+	var rep statuspage.Report
+	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, rec.Body)
+	}
+	var got []string
+	for _, inf := range rep.Informers {
+		got = append(got, fmt.Sprintf("%s synced=%t objects=%d relists=%v", inf.Name, inf.Synced, inf.Objects, inf.Relists))
+	}
+	want := []string{"pods/a synced=true objects=2 relists=map[None:1]", "pods/b synced=true objects=2 relists=map[None:1]"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("status page shows %v, want %v", got, want)
 	}
 }

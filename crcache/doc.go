@@ -11,22 +11,40 @@
 // selectors, transforms, ByObject, SyncPeriod, ...), the client, the
 // builder, IndexField. The cache is controller-runtime's own (cache.New),
 // with every informer listwatch's drop-in (clientgo/tools/cache's
-// NewSharedIndexInformer). For the built-in types of client-go's scheme
-// (Pods, ConfigMaps, Deployments, ...) the informer does not list and
-// watch through the ListWatch controller-runtime hands it: it decodes
-// with restsource (protobuf, decode-time stripping and interning) and the
-// memory options of [Options.Memory], by default managedFields stripped
-// while decoding, one bounded Interner per cache and shared
-// ResourceLists. Other objects (custom resources' types, unstructured and
-// metadata-only objects) are listed and watched through controller-
-// runtime's clients, on listwatch's informer, with managedFields stripped
-// by a transform that runs before the user's. [NewWithOptions] sets the
-// options:
+// NewSharedIndexInformer). The informer does not list and watch through
+// the ListWatch controller-runtime hands it: it decodes with restsource,
+// with the memory options of [Options.Memory] (by default managedFields
+// stripped while decoding, one bounded Interner per cache, the parts that
+// repeat across objects shared):
+//
+//   - built-in types of client-go's scheme (Pods, ConfigMaps,
+//     Deployments, ...) in protobuf;
+//   - metadata-only objects (metav1.PartialObjectMetadata, the builder's
+//     OnlyMetadata) of any resource, custom ones included, in protobuf;
+//   - unstructured objects in JSON, their map keys and repeating values
+//     interned;
+//   - custom resources' Go types listed in [Options.Types] ([TypeFor]) in
+//     JSON. Go's generics need the type at compile time; a custom type
+//     not listed is listed and watched through controller-runtime's
+//     client, on listwatch's informer, with managedFields stripped by a
+//     transform that runs before the user's (logged at V(1)).
+//
+// [NewWithOptions] sets the options:
 //
 //	newCache := crcache.NewWithOptions(crcache.Options{
 //		Memory: &informers.MemoryOptions{}, // keep managedFields, no interning
+//		Types:  []crcache.Type{crcache.TypeFor[*v1.Widget]()},
 //	})
 //	mgr, err := ctrl.NewManager(cfg, manager.Options{NewCache: newCache})
+//
+// Where controller-runtime waits for an informer to sync (GetInformer,
+// and Get and List unless ReaderFailOnMissingInformer is set), the cache
+// stops waiting when the informer's list has failed for a lasting reason
+// (403 Forbidden, 401, 404) and returns the server's error, so that
+// apierrors.IsForbidden(err) holds, instead of blocking until the context
+// ends; the informer keeps retrying. A custom resource installed after the
+// manager started is found by controller-runtime's lazy REST mapper on
+// first use.
 //
 // controller-runtime's ListWatch hides its namespace and selectors in
 // closures. The cache learns them by a probe: its clients' HTTP client
@@ -44,6 +62,9 @@
 // metrics.Registry, which the manager's metrics server serves:
 //
 //	crcache.NewWithOptions(crcache.Options{MetricsRegisterer: metrics.Registry})
+//
+// and [Options.StatusPage] shows them on a page ([StatusPage]) that can be
+// mounted on the same server.
 //
 // cache.Options.NewInformer, if set, builds the informers instead of
 // listwatch's constructor (over the restsource Source where the cache

@@ -51,6 +51,10 @@ type Options struct {
 	// type.
 	OnNewInformer func(example runtime.Object, inf toolscache.SharedIndexInformer)
 
+	// StatusPage, if set, shows every informer of the cache (see
+	// [StatusPage]); one page may show several caches.
+	StatusPage *StatusPage
+
 	// Types lists the Go types of custom resources (registered in
 	// cache.Options.Scheme) that the cache decodes with restsource, in
 	// JSON, with the memory options, instead of through controller-

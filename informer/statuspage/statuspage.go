@@ -60,7 +60,11 @@ type Informer struct {
 // class "informer", plus "healthy" or "unhealthy" and "phase-" and its
 // phase; its cells have the classes name, phase, synced, reason, error,
 // rv, objects, relists and handlers.
-func Handler(f *factory.Factory, opts Options) http.Handler {
+//
+// src is usually a *factory.Factory; any set of informers that can be
+// snapshot will do (crcache's StatusPage serves a controller-runtime
+// cache's informers with it).
+func Handler(src Source, opts Options) http.Handler {
 	if opts.Title == "" {
 		opts.Title = "listwatch informers"
 	}
@@ -70,11 +74,20 @@ func Handler(f *factory.Factory, opts Options) http.Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &handler{f: f, opts: opts}
+	return &handler{f: src, opts: opts}
 }
 
+// Source is what Handler shows: a set of informers, snapshot on each
+// request. *factory.Factory is one.
+type Source interface {
+	// Snapshots returns a Snapshot of each informer, sorted by name.
+	Snapshots() []informer.Snapshot
+}
+
+var _ Source = (*factory.Factory)(nil)
+
 type handler struct {
-	f    *factory.Factory
+	f    Source
 	opts Options
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/dropin"
+	"github.com/listwatch/listwatch/internal/observed"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -49,6 +50,14 @@ func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object
 // NewSharedIndexInformerWithOptions is the drop-in for client-go's function
 // of the same name.
 func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions) cache.SharedIndexInformer {
+	return newSharedIndexInformer(lw, exampleObject, options, observed.Observers{})
+}
+
+func init() { observed.NewSharedIndexInformer = newSharedIndexInformer }
+
+// newSharedIndexInformer is NewSharedIndexInformerWithOptions reporting to
+// obs (internal/observed).
+func newSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions, obs observed.Observers) cache.SharedIndexInformer {
 	name := options.ObjectDescription
 	if name == "" {
 		name = fmt.Sprintf("%T", exampleObject)
@@ -56,7 +65,7 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 	c := &listwatchInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
 	// An unstructured example with a kind accepts only that kind, as in
 	// client-go; the reflector drops and reports the others.
-	var rcfg reflector.Config[store.Object]
+	rcfg := reflector.Config[store.Object]{Metrics: obs.Reflector}
 	if u, ok := exampleObject.(*unstructured.Unstructured); ok {
 		if gvk := u.GroupVersionKind(); !gvk.Empty() {
 			rcfg.ExpectedGVK = &gvk
@@ -84,6 +93,7 @@ func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject run
 		Delivery:          informer.InOrder,
 		ResyncPeriod:      options.ResyncPeriod,
 		WatchErrorHandler: c.watchError,
+		Processing:        obs.Processing,
 		Quirks:            quirks,
 	})
 	if err != nil {
