@@ -53,9 +53,11 @@ packages=(./pkg/cache/... ./pkg/controller ./pkg/source)
 suite=controller-runtime
 case $variant in
 '') ;;
-crcache) packages=(./pkg/cache ./pkg/controller ./pkg/source ./pkg/builder) suite=controller-runtime-crcache ;;
+crcache) packages=(./pkg/cache ./pkg/controller ./pkg/source ./pkg/builder ./pkg/manager) suite=controller-runtime-crcache ;;
 *) echo "controller-runtime.sh: unknown variant $variant" >&2; exit 2 ;;
 esac
+# PEER_CR_PACKAGES (space-separated) runs only those packages, e.g. to time one.
+[[ -z ${PEER_CR_PACKAGES:-} ]] || read -ra packages <<<"$PEER_CR_PACKAGES"
 
 case $mode in
 listwatch) ctor='lwinformer.NewSharedIndexInformer' want='*cache.listwatchInformer' cachector=${PEER_CRCACHE_CTOR:-crcache.New} wantlw='*restsource.Source[' ;;
