@@ -7,8 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -35,20 +37,28 @@ import (
 
 func init() {
 	registerRealSubject(realSubject{name: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer)})
+		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer, false)})
 	registerRealSubject(realSubject{name: "cr-client-go-compact", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
 		start: startControllerRuntime(crcache.New, func() cache.TransformFunc {
 			return restsource.CompactTransform(restsource.NewInterner(0), true)
-		}, cache.NewSharedIndexInformer)})
+		}, cache.NewSharedIndexInformer, false)})
 	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer)})
+		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer, false)})
 	lists := func(cfgArg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
 		m := informers.DefaultMemoryOptions()
 		m.ShareRepeated = false
 		return lwcrcache.NewWithOptions(lwcrcache.Options{Memory: &m})(cfgArg, opts)
 	}
 	registerRealSubject(realSubject{name: "cr-listwatch-lists", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
-		start: startControllerRuntime(lists, nil, lwcache.NewSharedIndexInformer)})
+		start: startControllerRuntime(lists, nil, lwcache.NewSharedIndexInformer, false)})
+	// Metadata-only caches (the builder's OnlyMetadata), the usual way to
+	// cut an operator's memory: controller-runtime's with its metadata
+	// client and TransformStripManagedFields, and crcache's (restsource
+	// decoding PartialObjectMetadata in protobuf).
+	registerRealSubject(realSubject{name: "cr-client-go-metadata", kinds: []string{"pods", "configmaps"},
+		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer, true)})
+	registerRealSubject(realSubject{name: "cr-listwatch-metadata", baseline: "cr-client-go-metadata", kinds: []string{"pods", "configmaps"},
+		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer, true)})
 }
 
 // newInformerFunc is client-go's cache.NewSharedIndexInformer signature.
@@ -58,8 +68,8 @@ type newInformerFunc = func(cache.ListerWatcher, kruntime.Object, time.Duration,
 // newCache for env's kind; transform, if set, makes the default
 // transform. Its informers are built by newInformer, over a
 // source without streaming lists when env.paged (crcache hands it its
-// restsource Source).
-func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cache.TransformFunc, newInformer newInformerFunc) func(ctx context.Context, env realEnv) (*realRun, error) {
+// restsource Source). onlyMetadata caches metadata-only objects.
+func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cache.TransformFunc, newInformer newInformerFunc, onlyMetadata bool) func(ctx context.Context, env realEnv) (*realRun, error) {
 	return func(ctx context.Context, env realEnv) (*realRun, error) {
 		var example client.Object
 		switch env.kind {
@@ -69,6 +79,15 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cach
 			example = &corev1.ConfigMap{}
 		default:
 			return nil, fmt.Errorf("unknown kind %q", env.kind)
+		}
+		if onlyMetadata {
+			gvks, _, err := scheme.Scheme.ObjectKinds(example)
+			if err != nil {
+				return nil, err
+			}
+			m := &metav1.PartialObjectMetadata{}
+			m.SetGroupVersionKind(gvks[0])
+			example = m
 		}
 		opts := crcache.Options{
 			NewInformer: func(lw cache.ListerWatcher, obj kruntime.Object, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
