@@ -24,7 +24,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -86,7 +85,16 @@ func (f *Factory) Start(stopCh <-chan struct{}) {
 }
 
 // WaitForCacheSync waits until every started informer has synced or
-// stopCh is closed, and says which have.
+// stopCh is closed, and says which have. It checks each informer as
+// client-go's factories do, with cache.WaitForCacheSync, which polls every
+// 100 ms, rather than waking at the sync itself: the fake dynamic and
+// metadata clients' watches see only what is written after they open, and
+// the informer opens its watch just after the list that syncs it. A test
+// that writes as soon as WaitForCacheSync returns (client-go's own do)
+// relies on the poll to leave the watch time to open; woken at once, it
+// loses the write about once in a hundred runs. With a real server the
+// watch resumes from the list's resource version and nothing is lost
+// either way.
 func (f *Factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
 	started := map[schema.GroupVersionResource]cache.SharedIndexInformer{}
 	f.lock.Lock()
@@ -96,14 +104,9 @@ func (f *Factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersi
 		}
 	}
 	f.lock.Unlock()
-	checkers := make([]cache.DoneChecker, 0, len(started))
-	for _, inf := range started {
-		checkers = append(checkers, inf.HasSyncedChecker())
-	}
-	cache.WaitFor(wait.ContextForChannel(stopCh), "", checkers...)
 	res := make(map[schema.GroupVersionResource]bool, len(started))
 	for gvr, inf := range started {
-		res[gvr] = inf.HasSynced()
+		res[gvr] = cache.WaitForCacheSync(stopCh, inf.HasSynced)
 	}
 	return res
 }
