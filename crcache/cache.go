@@ -68,6 +68,12 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 		for _, t := range o.Types {
 			b.types[t.goType] = t
 		}
+		if o.Shard != nil {
+			var err error
+			if b.shard, opts, err = newSharding(*o.Shard, cfg, opts.HTTPClient, opts, logger); err != nil {
+				return nil, err
+			}
+		}
 		if o.MetricsRegisterer != nil {
 			p, err := promprovider.New(promprovider.Options{Registerer: o.MetricsRegisterer})
 			if err != nil {
@@ -88,7 +94,7 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 		if err != nil {
 			return nil, err
 		}
-		return &waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer}, nil
+		return b.shard.wrap(&waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer}), nil
 	}
 }
 
@@ -109,6 +115,8 @@ type builder struct {
 	// named: informers are named after their resource and namespace
 	// (for metrics or a status page), not their Go type.
 	named bool
+	// shard shards the informers, when Options.Shard is set.
+	shard *sharding
 
 	mu    sync.Mutex
 	built []informer.Snapshotter // listwatch's informers built, for a StatusPage
@@ -137,6 +145,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = lw
 	}
+	src, sharded := b.shard.source(src, lw, example)
 	var inf toolscache.SharedIndexInformer
 	if b.custom != nil {
 		inf = b.custom(src, example, resync, indexers)
@@ -164,7 +173,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 	if b.onNew != nil {
 		b.onNew(example, inf)
 	}
-	return inf
+	return b.shard.attach(sharded, inf)
 }
 
 // where is what an informer lists and watches, as far as the cache knows.

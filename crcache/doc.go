@@ -71,6 +71,53 @@
 // uses one, so they decode as listwatch's do); use [Options.OnNewInformer]
 // to see the informers built.
 //
+// # Sharding
+//
+// [Options.Shard] spreads the cached objects over the replicas of a
+// controller (package shard, docs/sharding.md): the cache joins a ring of
+// coordination.k8s.io Leases as a shard.Member when it starts, and every
+// informer of a sharded type lists and watches through a shard.Source, so
+// it caches only the member's slices (the server filters with a shard
+// selector when it has the ShardedListAndWatch gate, the Source on the
+// client otherwise). When a replica joins or leaves, slices move as
+// package shard moves them: a listwatch informer relists from its own
+// cache (asking the server only for the slices gained) and keeps a lost
+// slice until its new owner has listed it.
+//
+//	newCache := crcache.NewWithOptions(crcache.Options{Shard: &crcache.ShardOptions{
+//		Member:  shard.MemberOptions{Namespace: "my-operator", Ring: "configmaps"},
+//		Objects: map[client.Object]shard.Field{&corev1.ConfigMap{}: shard.FieldUID},
+//	}})
+//	mgr, err := ctrl.NewManager(cfg, manager.Options{NewCache: newCache})
+//
+// [ShardOptions.Objects] chooses the sharded types and the field each
+// hashes; without it, every namespaced type but Leases is sharded by
+// namespace, so that the objects a controller reads together in one
+// namespace are cached by one replica. A type left out is cached whole
+// on every replica.
+//
+// The handlers controller-runtime registers (a controller's sources, so
+// a controller built with the builder) hear only the keys the member
+// owns: an object moved to another member is not told as a deletion, the
+// adds and updates of a slice being handed over go to its new owner only,
+// a deletion on the server goes to the handlers of whichever members still
+// cache the object, and the objects of a slice handed back before it left
+// the cache are told again as adds when it returns. Get and List read the
+// cache as it is, a slice being handed over included, for at most a
+// moment. The member joins the ring in the cache's Start and leaves it,
+// its Lease deleted, once the cache's informers have stopped (a manager
+// stops its controllers first), so that no other replica takes a slice
+// over while this one may still reconcile its keys.
+//
+// Every replica of a ring must configure the same sharded types with the
+// same selectors (an informer's part in the handover is named after its
+// kind, namespace and selectors). A transform (cache.Options'
+// DefaultTransform, ByObject's) must be idempotent: a relist served from
+// the cache feeds cached objects through it again. An informer removed by
+// RemoveInformer stays registered with the member, which then no longer
+// announces that it has listed its slices: the other members keep the
+// slices they lose to it cached, as in a handover, until it restarts.
+//
 // # Concurrency
 //
 // The cache is controller-runtime's, and as safe for concurrent use. The
@@ -91,7 +138,12 @@
 // suite controller-runtime-crcache (make peer) runs controller-runtime's
 // own pkg/cache specs with cache.New replaced by New against a real
 // kube-apiserver; hack/peer/known-failures.txt lists the specs that fail
-// and why (they expect managedFields in the cache).
+// and why (they expect managedFields in the cache). TestShardedCaches runs
+// two sharded caches of one ring over fake.Server (shard selectors applied
+// and ignored), with their Leases in client-go's fake clientset: each
+// caches exactly its slices, a join and a leave move them, the Lease is
+// released on stop, a controller-side handler hears only owned keys and
+// no move as a deletion.
 //
 //	go test -race ./crcache/
 package crcache

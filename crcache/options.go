@@ -61,4 +61,10 @@ type Options struct {
 	// runtime's client: one [TypeFor] each. Built-in types, unstructured
 	// and metadata-only objects are always decoded with restsource.
 	Types []Type
+
+	// Shard, if set, makes the cache a member of a ring of replicas that
+	// share the objects of the types it names: each caches only its
+	// slices, and a controller's handlers hear only the keys it owns. See
+	// the package doc, "Sharding".
+	Shard *ShardOptions
 }

@@ -158,6 +158,13 @@ func (c *listwatchInformer) Snapshot() informer.Snapshot { return c.inf.Snapshot
 // for code that waits for a sync and wants the reason it has not come.
 func (c *listwatchInformer) Status() reflector.Status { return c.inf.Status() }
 
+// Informer returns the listwatch informer under the drop-in, e.g. for
+// shard.Attach (crcache's sharding attaches its sources through it):
+// reached by a type assertion to interface{ Informer()
+// *informer.Informer[store.Object] } on what NewSharedIndexInformer
+// returns.
+func (c *listwatchInformer) Informer() *informer.Informer[store.Object] { return c.inf }
+
 var errStarted = errors.New("informer has already started")
 
 func (c *listwatchInformer) transform(obj store.Object) (store.Object, error) {
