@@ -143,7 +143,9 @@
 // and ignored), with their Leases in client-go's fake clientset: each
 // caches exactly its slices, a join and a leave move them, the Lease is
 // released on stop, a controller-side handler hears only owned keys and
-// no move as a deletion.
+// no move as a deletion. examples/crsharded runs manager processes on the
+// sharded cache against a real kube-apiserver (kill -9, scale up and
+// down; TestManagerProcesses).
 //
 //	go test -race ./crcache/
 package crcache
