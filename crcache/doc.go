@@ -118,6 +118,9 @@
 // announces that it has listed its slices: the other members keep the
 // slices they lose to it cached, as in a handover, until it restarts.
 //
+// [ShardMember] returns the cache's member (a manager's GetCache), whose
+// Status reports the ring, the slices owned and the handovers in progress.
+//
 // # Concurrency
 //
 // The cache is controller-runtime's, and as safe for concurrent use. The

@@ -257,6 +257,16 @@ func (c *shardedCache) Start(ctx context.Context) error {
 	return errors.Join(err, <-done)
 }
 
+// ShardMember returns the ring member of a cache built with
+// Options.Shard (a manager's GetCache), for its Status and Assignment;
+// nil for any other cache.
+func ShardMember(c cache.Cache) *shard.Member {
+	if sc, ok := c.(*shardedCache); ok {
+		return sc.s.member
+	}
+	return nil
+}
+
 // sourceLW is a shard.Source as a cache.ListerWatcher (informers take
 // one); reflectors call its context methods.
 type sourceLW struct{ *shard.Source }

@@ -246,6 +246,9 @@ func TestShardedCaches(t *testing.T) {
 			w.converge("m1 joins", shard.FieldUID, m0, m1)
 
 			want := w.want(shard.FieldUID, m0, m1)
+			if st := crcache.ShardMember(m0.cache).Status(); !slices.Equal(st.Members, []string{"m0", "m1"}) {
+				t.Errorf("m0's member status: members %v, want [m0 m1]", st.Members)
+			}
 			if n0, n1 := len(want["m0"]), len(want["m1"]); n0 == 0 || n1 == 0 {
 				t.Fatalf("a member owns nothing (%d, %d): pick another UIDSeed", n0, n1)
 			}
@@ -347,7 +350,8 @@ func TestShardedCachesDefaultObjects(t *testing.T) {
 	}
 }
 
-// Bad sharding options fail the cache's construction with the reason.
+// Bad sharding options fail the cache's construction with the reason;
+// an unsharded cache has no member.
 func TestShardOptionsRefused(t *testing.T) {
 	srv := fake.NewTestServer(t, fake.Options{})
 	cfg := fakehttp.Serve(t, srv)
@@ -356,10 +360,21 @@ func TestShardOptionsRefused(t *testing.T) {
 		"bad field": {Member: shard.MemberOptions{Namespace: "n", Ring: "r", Identity: "x"},
 			Objects: map[client.Object]shard.Field{&corev1.ConfigMap{}: "metadata.name"}},
 	} {
-		if _, err := crcache.NewWithOptions(crcache.Options{Shard: &o})(cfg, cache.Options{Mapper: mapper()}); err == nil {
+		c, err := crcache.NewWithOptions(crcache.Options{Shard: &o})(cfg, cache.Options{Mapper: mapper()})
+		switch {
+		case err == nil:
 			t.Errorf("%s: no error", name)
-		} else {
+		case c != nil:
+			t.Errorf("%s: a cache as well as the error %v", name, err)
+		default:
 			t.Logf("%s: %v", name, err)
 		}
+	}
+	c, err := crcache.New(cfg, cache.Options{Mapper: mapper()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := crcache.ShardMember(c); m != nil {
+		t.Errorf("ShardMember of an unsharded cache = %v, want nil", m)
 	}
 }
