@@ -53,6 +53,10 @@ type Event struct {
 	Keys       []string `json:"keys,omitempty"`
 	Reconciles int64    `json:"reconciles,omitempty"`
 	Patches    int64    `json:"patches,omitempty"`
+	// NotOwned counts reconciles of a ConfigMap that the replica's latest
+	// assignment gives to another replica (its key was queued before the
+	// change and reconciled after).
+	NotOwned int64 `json:"notOwned,omitempty"`
 }
 
 // Run runs one replica until ctx ends: a manager on crcache's sharded
@@ -89,7 +93,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err != nil {
 		return err
 	}
-	r := &reconciler{c: mgr.GetClient()}
+	r := &reconciler{c: mgr.GetClient(), member: crcache.ShardMember(mgr.GetCache())}
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(r); err != nil {
 		return err
 	}
@@ -126,7 +130,7 @@ func report(ctx context.Context, c cache.Cache, namespace string, r *reconciler,
 			}
 			slices.Sort(e.Keys)
 			r.mu.Lock()
-			e.Reconciles, e.Patches = r.reconciles, r.patches
+			e.Reconciles, e.Patches, e.NotOwned = r.reconciles, r.patches, r.notOwned
 			r.mu.Unlock()
 			if !slices.Equal(e.Keys, last.Keys) || e.Patches != last.Patches {
 				emit(e)
@@ -143,10 +147,11 @@ func report(ctx context.Context, c cache.Cache, namespace string, r *reconciler,
 
 // reconciler writes the hash of a ConfigMap's data to HashAnnotation.
 type reconciler struct {
-	c client.Client
+	c      client.Client
+	member *shard.Member
 
-	mu                  sync.Mutex
-	reconciles, patches int64
+	mu                            sync.Mutex
+	reconciles, patches, notOwned int64
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -155,6 +160,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.c.Get(ctx, req.NamespacedName, &cm); err != nil {
 		// Deleted (or no longer owned: the cache no longer has it).
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if a := r.member.Assignment(); a != nil && a.OwnerOfKey(string(cm.UID)) != r.member.Identity() {
+		r.count(&r.notOwned)
 	}
 	want := sharded.ContentHash(cm.Data)
 	if cm.Annotations[HashAnnotation] == want {

@@ -1,17 +1,14 @@
 package crsharded_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +21,7 @@ import (
 	"github.com/listwatch/listwatch/examples/crsharded"
 	"github.com/listwatch/listwatch/examples/sharded"
 	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testproc"
 	"github.com/listwatch/listwatch/shard"
 )
 
@@ -54,7 +52,7 @@ func TestManagerProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real kube-apiserver and manager processes")
 	}
-	bin := buildReplica(t)
+	bin := testproc.Build(t, "github.com/listwatch/listwatch/examples/crsharded/replica")
 	start := time.Now()
 	srv, err := testapiserver.Start(t.Context(), t, testapiserver.Options{
 		ExtraAPIServerArgs: []string{"--feature-gates=ShardedListAndWatch=true"},
@@ -96,24 +94,6 @@ func TestManagerProcesses(t *testing.T) {
 	t.Logf("wall time from the server's start %v", time.Since(start).Round(100*time.Millisecond))
 }
 
-// buildReplica builds the replica command (without -race) into a
-// temporary directory.
-func buildReplica(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build the replica: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "replica")
-	start := time.Now()
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/listwatch/listwatch/examples/crsharded/replica")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built the replica in %v", time.Since(start).Round(100*time.Millisecond))
-	return bin
-}
-
 // e2e is one run: the server's client and the replicas.
 type e2e struct {
 	t          *testing.T
@@ -128,10 +108,7 @@ type e2e struct {
 
 // replica is one manager process and the last of its reports.
 type replica struct {
-	id   string
-	cmd  *exec.Cmd
-	read chan struct{} // closed when its standard output is read to the end
-	log  string        // its standard error's file
+	*testproc.Proc
 
 	mu      sync.Mutex
 	members []string        // of its last assignment
@@ -153,86 +130,44 @@ func (e *e2e) writeKubeconfig(srv *testapiserver.Server) string {
 	return path
 }
 
-// start runs replica id as a process; t.Cleanup kills it.
+// start runs replica id as a process; it is killed when the test ends.
 func (e *e2e) start(id string) {
 	t := e.t
-	r := &replica{id: id, read: make(chan struct{}), log: filepath.Join(e.dir, id+".log"),
-		cmd: exec.Command(e.bin, "-kubeconfig", e.kubeconfig, "-namespace", e2eNamespace, "-ring", e2eRing,
-			"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
-			"-renew-interval", e2eRenew.String())}
-	stderr, err := os.Create(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	r.cmd.Stderr = stderr
-	stdout, err := r.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	e.live[id] = r
-	go func() {
-		defer close(r.read)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		for sc.Scan() {
-			var ev crsharded.Event
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Errorf("%s: bad report line %q: %v", id, sc.Text(), err)
-				continue
-			}
-			r.mu.Lock()
-			switch ev.Ev {
-			case "change":
-				r.members = ev.Members
-			case "cache":
-				r.cache = ev
-			}
-			r.mu.Unlock()
+	r := &replica{}
+	cmd := exec.Command(e.bin, "-kubeconfig", e.kubeconfig, "-namespace", e2eNamespace, "-ring", e2eRing,
+		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
+		"-renew-interval", e2eRenew.String())
+	r.Proc = testproc.Start(t, id, e.dir, cmd, func(line []byte) {
+		var ev crsharded.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Errorf("%s: bad report line %q: %v", id, line, err)
+			return
 		}
-	}()
-	t.Cleanup(func() {
-		_ = r.cmd.Process.Kill()
-		<-r.read
-		_ = r.cmd.Wait()
-		if t.Failed() {
-			if b, err := os.ReadFile(r.log); err == nil && len(b) > 0 {
-				t.Logf("%s stderr (last 2 KB):\n%s", id, b[max(0, len(b)-2048):])
-			}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		switch ev.Ev {
+		case "change":
+			r.members = ev.Members
+		case "cache":
+			r.cache = ev
 		}
 	})
+	e.live[id] = r
 }
 
 // kill ends replica id with SIGKILL: its Lease stays until it expires.
 func (e *e2e) kill(id string) {
-	r := e.live[id]
-	if err := r.cmd.Process.Kill(); err != nil {
+	if err := e.live[id].Kill(); err != nil {
 		e.t.Fatal(err)
 	}
-	<-r.read
-	_ = r.cmd.Wait()
 	delete(e.live, id)
 }
 
 // stop ends replica id with SIGTERM and waits for it to exit: the
 // manager stops, then its cache leaves the ring (its Lease deleted).
 func (e *e2e) stop(id string) {
-	r := e.live[id]
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		e.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { <-r.read; done <- r.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			e.t.Errorf("%s exited: %v", id, err)
-		}
-	case <-time.After(e2eWait):
-		e.t.Fatalf("%s did not exit within %v of SIGTERM", id, e2eWait)
+	if err := e.live[id].Stop(e2eWait); err != nil {
+		e.t.Fatalf("%s: %v", id, err)
 	}
 	delete(e.live, id)
 	if _, err := e.cs.CoordinationV1().Leases(e2eNamespace).Get(e.t.Context(), e2eRing+"-"+id, metav1.GetOptions{}); err == nil {
@@ -319,7 +254,7 @@ func (e *e2e) converge(step string) {
 		for _, id := range ids {
 			r := e.live[id]
 			select {
-			case <-r.read:
+			case <-r.Exited():
 				t.Fatalf("%s: replica %s exited", step, id)
 			default:
 			}
@@ -345,8 +280,8 @@ func (e *e2e) converge(step string) {
 		for _, id := range ids {
 			r := e.live[id]
 			r.mu.Lock()
-			shares = append(shares, fmt.Sprintf("%s %d (%.2f of 1/%d; %d reconciles, %d patches)", id, len(r.cache.Keys),
-				float64(len(r.cache.Keys))*float64(len(ids))/float64(total), len(ids), r.cache.Reconciles, r.cache.Patches))
+			shares = append(shares, fmt.Sprintf("%s %d (%.2f of 1/%d; %d reconciles, %d patches, %d of a key not owned)", id, len(r.cache.Keys),
+				float64(len(r.cache.Keys))*float64(len(ids))/float64(total), len(ids), r.cache.Reconciles, r.cache.Patches, r.cache.NotOwned))
 			r.mu.Unlock()
 		}
 		t.Logf("%s: converged in %v; %d ConfigMaps cached: %s", step, time.Since(start).Round(100*time.Millisecond),

@@ -1,19 +1,16 @@
 package sharded_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +27,7 @@ import (
 
 	"github.com/listwatch/listwatch/examples/sharded"
 	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testproc"
 	"github.com/listwatch/listwatch/shard"
 )
 
@@ -68,7 +66,7 @@ func TestReplicaProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real kube-apiserver and replica processes")
 	}
-	bin := buildReplica(t)
+	bin := testproc.Build(t, "github.com/listwatch/listwatch/examples/sharded/replica")
 	for _, tc := range []struct{ gate, fenced bool }{{true, false}, {false, false}, {true, true}} {
 		name := fmt.Sprintf("ShardedListAndWatch=%v", tc.gate)
 		if tc.fenced {
@@ -80,24 +78,6 @@ func TestReplicaProcesses(t *testing.T) {
 			t.Logf("wall time %v", time.Since(start).Round(100*time.Millisecond))
 		})
 	}
-}
-
-// buildReplica builds the replica command (without -race) into a
-// temporary directory.
-func buildReplica(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build the replica: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "replica")
-	start := time.Now()
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/listwatch/listwatch/examples/sharded/replica")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built the replica in %v", time.Since(start).Round(100*time.Millisecond))
-	return bin
 }
 
 // world is what the test knows of the replicas, from their reports.
@@ -225,13 +205,7 @@ func (w *world) holders() map[string][]string {
 }
 
 // replica is one replica process.
-type replica struct {
-	id      string
-	started time.Time
-	cmd     *exec.Cmd
-	read    chan struct{} // closed when its standard output is read to the end
-	log     string        // its standard error
-}
+type replica = testproc.Proc
 
 // e2e is one run: a server, its clients and the replicas.
 type e2e struct {
@@ -354,7 +328,7 @@ func (e *e2e) startCost(ids ...string) {
 	defer e.world.mu.Unlock()
 	for _, id := range ids {
 		e.t.Logf("%s: first assignment %v after its start; %d keys added, %d moved away until the ring converged",
-			id, e.world.first[id].Sub(e.live[id].started).Round(time.Millisecond), e.world.adds[id], e.world.drops[id])
+			id, e.world.first[id].Sub(e.live[id].Started).Round(time.Millisecond), e.world.adds[id], e.world.drops[id])
 	}
 }
 
@@ -405,92 +379,43 @@ func (e *e2e) kubeconfig(id string) string {
 	return path
 }
 
-// start runs replica id as a process; t.Cleanup kills it.
+// start runs replica id as a process; it is killed when the test ends.
 func (e *e2e) start(id string, extra ...string) *replica {
 	t := e.t
 	args := append([]string{"-kubeconfig", e.kubeconfig(id), "-namespace", e2eNamespace, "-ring", e2eRing,
 		"-identity", id, "-slices", fmt.Sprint(e2eSlices), "-lease-duration", e2eLease.String(),
 		"-renew-interval", e2eRenew.String(), fmt.Sprintf("-fenced=%v", e.fenced)}, extra...)
-	r := &replica{id: id, started: time.Now(), cmd: exec.Command(e.bin, args...), read: make(chan struct{}),
-		log: filepath.Join(e.dir, id+".log")}
-	stderr, err := os.Create(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	r.cmd.Stderr = stderr
-	stdout, err := r.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	e.live[id] = r
-	go func() {
-		defer close(r.read)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			var ev sharded.Event
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Errorf("%s: bad report line %q: %v", id, sc.Text(), err)
-				continue
-			}
-			e.world.record(id, ev)
+	r := testproc.Start(t, id, e.dir, exec.Command(e.bin, args...), func(line []byte) {
+		var ev sharded.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Errorf("%s: bad report line %q: %v", id, line, err)
+			return
 		}
-	}()
-	t.Cleanup(func() {
-		_ = r.cmd.Process.Kill()
-		<-r.read
-		_ = r.cmd.Wait()
-		if t.Failed() {
-			if b, err := os.ReadFile(r.log); err == nil && len(b) > 0 {
-				t.Logf("%s stderr (last 2 KB):\n%s", id, tail(b, 2048))
-			}
-		}
+		e.world.record(id, ev)
 	})
+	e.live[id] = r
 	return r
 }
 
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
-
-// kill ends r with SIGKILL: what it held counts as dropped now.
+// kill ends r with SIGKILL: what it held counts as dropped now, and its
+// reports not yet read are ignored.
 func (e *e2e) kill(r *replica) {
-	at := time.Now()
-	if err := r.cmd.Process.Kill(); err != nil {
+	e.world.mu.Lock()
+	e.world.goneLocked(r.ID, time.Now())
+	e.world.mu.Unlock()
+	if err := r.Kill(); err != nil {
 		e.t.Fatal(err)
 	}
-	e.world.mu.Lock()
-	e.world.goneLocked(r.id, at)
-	e.world.mu.Unlock()
-	<-r.read
-	_ = r.cmd.Wait()
-	delete(e.live, r.id)
+	delete(e.live, r.ID)
 }
 
 // stop ends r with SIGTERM and waits for it: it reports "stopping" when
 // its handlers stop, then releases its Lease.
 func (e *e2e) stop(r *replica) {
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		e.t.Fatal(err)
+	if err := r.Stop(e2eWait); err != nil {
+		e.t.Errorf("%s: %v", r.ID, err)
 	}
-	done := make(chan error, 1)
-	go func() { <-r.read; done <- r.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			e.t.Errorf("%s exited: %v", r.id, err)
-		}
-	case <-time.After(e2eWait):
-		e.t.Fatalf("%s did not exit within %v of SIGTERM", r.id, e2eWait)
-	}
-	delete(e.live, r.id)
+	delete(e.live, r.ID)
 }
 
 // eventually polls ok until it holds or fails the test after e2eWait.
@@ -726,7 +651,7 @@ func (e *e2e) report(total int, base *replica, gate bool) {
 	})
 	e.world.mu.Lock()
 	defer e.world.mu.Unlock()
-	b := e.world.stats[base.id]
+	b := e.world.stats[base.ID]
 	e.t.Logf("unsharded replica: %d objects, %d bytes of objects, heap %.1f MB", b.Objects, b.Bytes, float64(b.Heap)/1e6)
 	for _, id := range []string{"r0", "r1", "r2"} {
 		s := e.world.stats[id]
