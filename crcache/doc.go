@@ -146,7 +146,10 @@
 // and ignored), with their Leases in client-go's fake clientset: each
 // caches exactly its slices, a join and a leave move them, the Lease is
 // released on stop, a controller-side handler hears only owned keys and
-// no move as a deletion. examples/crsharded runs manager processes on the
+// no move as a deletion; TestShardedInformerHandlers drives the handler
+// filter directly (adds and updates of objects not owned dropped, moves
+// dropped, deletions passed, the cached objects of gained slices told
+// again). examples/crsharded runs manager processes on the
 // sharded cache against a real kube-apiserver (kill -9, scale up and
 // down; TestManagerProcesses).
 //
