@@ -21,6 +21,7 @@ import (
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/internal/fakehttp"
+	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )
 
@@ -104,6 +105,11 @@ func (w *shardWorld) start(id string, objects map[client.Object]shard.Field) *me
 	inf, err := c.GetInformer(t.Context(), &corev1.ConfigMap{}, cache.BlockUntilSynced(false))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The cache's wait for a sync reads the informer's reflector status
+	// (a lasting list error ends it): the sharded informer passes it on.
+	if _, ok := inf.(interface{ Status() reflector.Status }); !ok {
+		t.Errorf("%s: the sharded informer (%T) has no Status", id, inf)
 	}
 	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.heard(obj, false) },
