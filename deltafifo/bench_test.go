@@ -175,3 +175,47 @@ func (s *heapSampler) stop() uint64 {
 	s.wg.Wait()
 	return max(s.peak, heapObjectBytes())
 }
+
+// BenchmarkRelistWithBacklog measures the FIFO's part of an informer's
+// relist that begins while watch events are still queued: 1,000 keys
+// queued, then a list of 10,000 objects in pages of 500 (half of the
+// backlog's keys among them), then its end, then everything popped in
+// batches with PopBatch, as the informer pops. "flag" is Options.ListMarks alone (the FIFO keeps
+// the backlog's keys at the list's begin and queues the deletions of those
+// the list lacks); "positions" adds Options.MarkPositions (the backlog is
+// handed out before the ListBegin, the consumer's sweep finds the rest).
+// One op is one relist.
+func BenchmarkRelistWithBacklog(b *testing.B) {
+	const backlog, listed, page = 1_000, 10_000, 500
+	pods := benchPods(listed + backlog/2)
+	for _, v := range []struct {
+		name      string
+		positions bool
+	}{{"flag", false}, {"positions", true}} {
+		b.Run(v.name, func(b *testing.B) {
+			f := New(b.Context(), Options[*corev1.Pod]{ListMarks: true, MarkPositions: v.positions})
+			drain := func(items []Item[*corev1.Pod], _ bool) error { return nil }
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range pods[listed-backlog/2:] {
+					if err := f.Update(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := 0; i < listed; i += page {
+					if err := f.ReplacePage(pods[i:i+page], i == 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := f.ReplaceEnd("2"); err != nil {
+					b.Fatal(err)
+				}
+				for f.Len() > 0 {
+					if err := f.PopBatch(b.Context(), drain); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

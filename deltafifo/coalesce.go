@@ -10,7 +10,9 @@ type entry[T any] struct {
 	// deltas is non-empty while the entry is in coalescer.items, oldest
 	// first, with no two consecutive Deleted deltas.
 	deltas []Delta[T]
-	// gen is the coalescer.gen of the last Replace that listed the key.
+	// gen is the coalescer.gen of the last Replace that listed the key
+	// (without list marks), or the coalescer.gen when the entry was
+	// created (with mark positions: the ListBegin marks queued before it).
 	gen uint64
 	// inline backs deltas until a key has more than one delta, so the
 	// common single-delta key costs no separate allocation.
@@ -27,11 +29,14 @@ type queued[T any] struct {
 // were first queued (client-go's DeltaFIFO). It is the queue of coalescing
 // mode, and the drop-in uses it directly.
 type coalescer[T any] struct {
-	// items maps each queued key to its entry; a key is in items if and only
-	// if it is in order.
+	// items maps each queued key to its newest entry; a key is in items if
+	// and only if it is in order.
 	items map[string]*entry[T]
-	// order holds the queued keys with their entries, oldest first, without
-	// duplicates; order[i].e == items[order[i].key].
+	// order holds the queued keys with their entries, oldest first, and
+	// the list-mark sentinels (no entry; see markKeys). A key appears once
+	// (order[i].e == items[order[i].key]) unless sealing: then once per
+	// ListBegin mark it has entries on both sides of, the last being in
+	// items.
 	order ring.Ring[queued[T]]
 	// free holds recycled entries with empty, zeroed delta slices.
 	free []*entry[T]
@@ -44,8 +49,12 @@ type coalescer[T any] struct {
 	// taken holds the entries handed to a running batch process function;
 	// empty between calls.
 	taken []*entry[T]
-	// gen counts Replace calls; see entry.gen.
+	// gen counts Replace calls, or ListBegin marks when sealing; see
+	// entry.gen.
 	gen uint64
+	// sealing is set by the first ListBegin mark (mark positions): an
+	// entry of an older gen takes no more deltas.
+	sealing bool
 	// track decides what becomes of items each time it empties (a map
 	// never shrinks; see mapreuse).
 	track mapreuse.Tracker
@@ -83,7 +92,7 @@ func (q *coalescer[T]) deletionsFirst() bool { return false }
 
 // entry returns key's entry, creating and queueing one if needed.
 func (q *coalescer[T]) entry(key string) *entry[T] {
-	if e, ok := q.items[key]; ok {
+	if e, ok := q.items[key]; ok && (e.gen == q.gen || !q.sealing) {
 		return e
 	}
 	var e *entry[T]
@@ -104,6 +113,7 @@ func (q *coalescer[T]) entry(key string) *entry[T] {
 		q.slab = q.slab[1:]
 		e.deltas = e.inline[:0]
 	}
+	e.gen = q.gen
 	q.items[key] = e
 	q.order.Push(queued[T]{key, e})
 	q.track.Note(len(q.items))
@@ -145,7 +155,9 @@ func (q *coalescer[T]) skipDelete(key string, known knownSource[T]) bool {
 // The queue must not be empty. The caller must recycle the entry.
 func (q *coalescer[T]) take() (string, *entry[T]) {
 	head := q.order.Pop()
-	delete(q.items, head.key)
+	if head.e.gen == q.gen || !q.sealing || q.items[head.key] == head.e {
+		delete(q.items, head.key) // not a sealed entry with a newer one
+	}
 	return head.key, head.e
 }
 
@@ -220,7 +232,7 @@ func (q *coalescer[T]) resync(known knownSource[T], lookup func(string) (T, bool
 	}
 }
 
-// scan calls fn for every queued key with its last delta.
+// scan calls fn for every queued entry with its last delta.
 func (q *coalescer[T]) scan(fn func(key string, last Delta[T])) {
 	for i := 0; i < q.order.Len(); i++ {
 		if el := q.order.At(i); el.e != nil {
@@ -252,9 +264,24 @@ func (q *coalescer[T]) deleteUnlisted(keys []string, orElse func(string) bool) i
 }
 
 // pushEnd queues a ListEnd sentinel: an element with no entry.
-func (q *coalescer[T]) pushEnd() { q.order.Push(queued[T]{}) }
+func (q *coalescer[T]) pushEnd() { q.order.Push(queued[T]{key: markKeys[ListEnd]}) }
 
-func (q *coalescer[T]) headIsEnd() bool { return q.order.At(0).e == nil }
+// pushBegin queues a ListBegin sentinel and starts a new gen, sealing
+// every entry queued so far.
+func (q *coalescer[T]) pushBegin() {
+	q.gen++
+	q.sealing = true
+	q.order.Push(queued[T]{key: markKeys[ListBegin]})
+}
+
+func (q *coalescer[T]) headMark() ListMark {
+	if head := q.order.At(0); head.e == nil {
+		return markOf(head.key)
+	}
+	return NoMark
+}
+
+func (q *coalescer[T]) headIsEnd() bool { return q.headMark() == ListEnd }
 
 func (q *coalescer[T]) popEnd() { q.order.Pop() }
 

@@ -54,6 +54,8 @@ type config[T any] struct {
 	// known is nil when listMarks is set.
 	listMarks  bool
 	wholeLists bool
+	// positions is Options.MarkPositions (with listMarks only).
+	positions bool
 	// rvOf reads an object's resource version (list marks: ListProgress).
 	rvOf func(T) string
 }
@@ -93,8 +95,9 @@ type core[T any] struct {
 	idle     sync.Cond
 	// paging is the list being queued a page at a time, if any.
 	paging paging[T]
-	// beginPending (list marks) says that a list has begun since the last
-	// batch was taken: the next batch opens with a ListBegin item.
+	// beginPending (list marks without positions) says that a list has
+	// begun since the last batch was taken: the next batch opens with a
+	// ListBegin item.
 	beginPending bool
 	// ends (list marks) holds the resource versions of the ListEnd
 	// sentinels in the queue, oldest first, one per sentinel.

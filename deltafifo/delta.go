@@ -83,16 +83,19 @@ const (
 	// ListBegin: a list has begun. It is the first item of its batch, and
 	// everything the consumer applies from it on is newer than the list's
 	// start: the consumer opens its replace session here. Two lists begun
-	// with no batch in between share one ListBegin.
+	// with no batch in between share one ListBegin; with
+	// [Options.MarkPositions] each has its own, at its place in the queue
+	// (a whole list's batch may go on past a later one's).
 	ListBegin
 	// ListEnd: the list begun at the last ListBegin is complete. It is
 	// the last item of its batch. Every key the FIFO held when the list
 	// began and that the list lacks has had its final-state-unknown
-	// deletion delivered before it; whatever else the consumer holds that
-	// it has neither written nor kept since the ListBegin is gone from the
-	// server, and the consumer deletes it. A list begun while an earlier
-	// one's end was still queued supersedes it: only the later ListEnd is
-	// delivered.
+	// deletion delivered before it (with [Options.MarkPositions], those
+	// keys came before the ListBegin instead); whatever else the consumer
+	// holds that it has neither written nor kept since the ListBegin is
+	// gone from the server, and the consumer deletes it. A list begun
+	// while an earlier one's end was still queued supersedes it: only the
+	// later ListEnd is delivered.
 	ListEnd
 	// ListProgress: everything queued so far has been handed over, this
 	// batch included, and the last resource version queued with it (of a
@@ -112,6 +115,7 @@ const (
 type ProcessFunc[T any] func(key string, deltas []Delta[T], isInInitialList bool) error
 
 // BatchFunc handles several keys popped from a FIFO at once. Keys in a batch
-// are distinct. The items slice and the deltas in it are only valid during
-// the call.
+// are distinct, except in a whole list's batch ([Options.WholeLists]) in
+// in-order mode or with [Options.MarkPositions]. The items slice and the
+// deltas in it are only valid during the call.
 type BatchFunc[T any] func(items []Item[T], isInInitialList bool) error

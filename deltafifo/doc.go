@@ -24,8 +24,11 @@
 // between a [ListBegin] and a [ListEnd] item, which [FIFO.PopBatch] hands
 // over in queue order, and the consumer deletes what its store holds and
 // the list lacks (the informer sweeps its store at the ListEnd). The FIFO
-// still queues the deletions of keys it holds itself. Writes and lists
-// then never wait for a batch being applied.
+// still queues the deletions of keys it holds itself, unless
+// Options.MarkPositions makes the ListBegin a position in the queue (what
+// was queued before it is handed out first): then the consumer's sweep is
+// the one deletion set. Writes and lists never wait for a batch being
+// applied.
 //
 // For code written against client-go, clientgo/tools/cache's
 // NewDeltaFIFOWithOptions takes a cache.DeltaFIFOOptions and returns a

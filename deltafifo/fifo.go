@@ -47,6 +47,7 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		metrics:        opts.Metrics,
 		listMarks:      opts.ListMarks,
 		wholeLists:     opts.ListMarks && opts.WholeLists,
+		positions:      opts.ListMarks && opts.MarkPositions,
 	}
 	if opts.ListMarks {
 		cfg.rvOf = func(obj T) string { return obj.GetResourceVersion() }

@@ -32,10 +32,15 @@ type listEnd struct {
 }
 
 // beginMarkedLocked records that a list has begun: the next batch opens
-// with a ListBegin, ListEnd sentinels still queued are void, and the
-// initial list holds HasSynced back until its end has been processed.
+// with a ListBegin (with mark positions: a ListBegin sentinel is queued),
+// ListEnd sentinels still queued are void, and the initial list holds
+// HasSynced back until its end has been processed.
 func (c *core[T]) beginMarkedLocked(initial bool) {
-	c.beginPending = true
+	if c.cfg.positions {
+		c.q.pushBegin()
+	} else {
+		c.beginPending = true
+	}
 	for i := 0; i < c.ends.Len(); i++ {
 		c.ends.At(i).void = true
 	}
@@ -65,8 +70,18 @@ func (c *core[T]) takeEndLocked() bool {
 	return true
 }
 
-// headIsEndLocked reports whether the oldest queued element is a ListEnd
-// sentinel. The queue must not be empty.
-func (c *core[T]) headIsEndLocked() bool {
-	return c.cfg.listMarks && c.q.headIsEnd()
+// headMarkLocked reports which list-mark sentinel the oldest queued
+// element is, NoMark for a key (an event). The queue must not be empty.
+func (c *core[T]) headMarkLocked() ListMark {
+	if !c.cfg.listMarks {
+		return NoMark
+	}
+	return c.q.headMark()
+}
+
+// takeBeginLocked pops the ListBegin sentinel at the head of the queue
+// (mark positions) and appends its item to the batch.
+func (c *core[T]) takeBeginLocked() {
+	c.q.popEnd()
+	c.batch = append(c.batch, Item[T]{List: ListBegin})
 }

@@ -197,9 +197,16 @@ func TestListMarksWholeListsIgnoreMaxBatch(t *testing.T) {
 // each write, and each completed list as the whole content), and equal to
 // the server after one more list.
 func TestListMarksConvergeUnderRandomOperations(t *testing.T) {
+	convergeUnderRandomOperations(t, false)
+}
+
+// convergeUnderRandomOperations is the property of
+// TestListMarksConvergeUnderRandomOperations, with Options.MarkPositions
+// set to positions.
+func convergeUnderRandomOperations(t *testing.T, positions bool) {
 	for seed := range uint64(400) {
 		r := rand.New(rand.NewPCG(seed, 7))
-		f := newFIFO(t, Options[obj]{ListMarks: true, InOrder: seed%2 == 1, WholeLists: seed%3 == 0, MaxBatch: 1 + r.IntN(4)})
+		f := newFIFO(t, Options[obj]{ListMarks: true, MarkPositions: positions, InOrder: seed%2 == 1, WholeLists: seed%3 == 0, MaxBatch: 1 + r.IntN(4)})
 		server, told := map[string]obj{}, map[string]obj{}
 		var pages map[string]obj // what the open paged list and the writes since have said; nil when none is open
 		write := func(key string, o obj) {

@@ -63,10 +63,22 @@ type Options[T store.Object] struct {
 	// (Pop returns [ErrListMarksNeedBatch]). HasSynced turns true once the
 	// first ListEnd has been processed.
 	ListMarks bool
+	// MarkPositions, with ListMarks, makes each list's [ListBegin] a
+	// position in the queue rather than a flag on the next batch: what
+	// was queued before the list began is handed out before its
+	// ListBegin, in earlier batches (an entry is sealed then: a later
+	// write to its key, or the list itself, starts a new entry after the
+	// mark), and a ListBegin is always the first item of its batch (but
+	// see WholeLists). The FIFO then queues no deletions of its own: the
+	// consumer's deletion at the [ListEnd] of everything it has neither
+	// written nor kept since the ListBegin is the list's one deletion set.
+	MarkPositions bool
 	// WholeLists, with ListMarks, hands a list queued by one Replace to
 	// PopBatch in one batch, from its ListBegin to its ListEnd, however
 	// many keys it holds: a consumer that applies a batch atomically then
-	// applies each relist atomically too.
+	// applies each relist atomically too. With MarkPositions, such a
+	// batch goes on past a later list's ListBegin when that list voided
+	// its ListEnd, so a key may appear twice in it.
 	WholeLists bool
 	// Metrics, if set, receives depth and rejection counts.
 	Metrics Metrics

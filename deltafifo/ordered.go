@@ -2,15 +2,15 @@ package deltafifo
 
 import "github.com/listwatch/listwatch/internal/ring"
 
-// event is one queued change in in-order mode; a ListEnd sentinel has no
-// delta type.
+// event is one queued change in in-order mode; a list-mark sentinel has
+// no delta type (see markKeys).
 type event[T any] struct {
 	key string
 	d   Delta[T]
 }
 
-// isEnd reports whether ev is a ListEnd sentinel.
-func (ev *event[T]) isEnd() bool { return ev.d.Type == 0 }
+// isMark reports whether ev is a list-mark sentinel.
+func (ev *event[T]) isMark() bool { return ev.d.Type == 0 }
 
 // ordered queues every change as its own event and hands them out in
 // arrival order (client-go's RealFIFO). It is the queue of in-order mode.
@@ -109,7 +109,7 @@ func (q *ordered[T]) resync(known knownSource[T], lookup func(string) (T, bool))
 // scan calls fn for every queued event.
 func (q *ordered[T]) scan(fn func(key string, last Delta[T])) {
 	for i := 0; i < q.events.Len(); i++ {
-		if ev := q.events.At(i); !ev.isEnd() {
+		if ev := q.events.At(i); !ev.isMark() {
 			fn(ev.key, ev.d)
 		}
 	}
@@ -143,9 +143,20 @@ func (q *ordered[T]) deleteUnlisted(keys []string, orElse func(string) bool) int
 }
 
 // pushEnd queues a ListEnd sentinel: an event with no delta type.
-func (q *ordered[T]) pushEnd() { q.events.Push(event[T]{}) }
+func (q *ordered[T]) pushEnd() { q.events.Push(event[T]{key: markKeys[ListEnd]}) }
 
-func (q *ordered[T]) headIsEnd() bool { return q.events.At(0).isEnd() }
+// pushBegin queues a ListBegin sentinel. Every event is sealed already: a
+// later one is a new element.
+func (q *ordered[T]) pushBegin() { q.events.Push(event[T]{key: markKeys[ListBegin]}) }
+
+func (q *ordered[T]) headMark() ListMark {
+	if head := q.events.At(0); head.isMark() {
+		return markOf(head.key)
+	}
+	return NoMark
+}
+
+func (q *ordered[T]) headIsEnd() bool { return q.headMark() == ListEnd }
 
 func (q *ordered[T]) popEnd() { q.events.Pop() }
 

@@ -52,7 +52,7 @@ func (c *core[T]) popBatch(ctx context.Context, process BatchFunc[T]) error {
 		return err
 	}
 	initial := !c.syncedClosed
-	whole := c.beginPending && c.cfg.wholeLists
+	whole := c.cfg.wholeLists && (c.beginPending || c.headsListLocked())
 	if c.beginPending {
 		c.beginPending = false
 		c.batch = append(c.batch, Item[T]{List: ListBegin})
@@ -95,19 +95,39 @@ func (c *core[T]) runBatch(process BatchFunc[T], initial bool) (err error) {
 	return err
 }
 
+// headsListLocked reports whether the oldest queued element is a
+// ListBegin sentinel (mark positions).
+func (c *core[T]) headsListLocked() bool {
+	return c.cfg.positions && c.depthLocked() > 0 && c.q.headMark() == ListBegin
+}
+
 // takeBatchLocked moves up to limit queued elements into c.batch, in
 // order: keys (events), and with list marks ListEnd sentinels, the first
-// non-void one of which ends the batch. In order mode the batch also ends
-// before an event whose key it holds, unless allowDup. It returns how
-// many elements it popped and whether a ListEnd ended the batch.
+// non-void one of which ends the batch. With mark positions, a ListBegin
+// sentinel starts a batch: the batch ends before one unless it holds
+// nothing yet or allowDup (a whole list's batch goes on into a later
+// list that voided its end); it does not count towards limit. In order
+// mode the batch also ends before an event whose key it holds, unless
+// allowDup. It returns how many elements it popped and whether a ListEnd
+// ended the batch.
 func (c *core[T]) takeBatchLocked(limit int, allowDup bool) (popped int, ended bool) {
 	c.q.beginBatch(limit)
 	for popped < limit {
-		if c.headIsEndLocked() {
+		switch c.headMarkLocked() {
+		case ListEnd:
 			popped++
 			if c.takeEndLocked() {
 				return popped, true
 			}
+			continue
+		case ListBegin:
+			if len(c.batch) > 0 && !allowDup {
+				return popped, false
+			}
+			popped++
+			c.takeBeginLocked()
+			// The mark takes no key's place, within what is queued.
+			limit = min(limit+1, popped+c.depthLocked())
 			continue
 		}
 		it, ok := c.q.takeItem(allowDup)

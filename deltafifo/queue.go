@@ -10,7 +10,8 @@ import "github.com/listwatch/listwatch/internal/ring"
 // tested alone without goroutines.
 //
 // An element is a key with its deltas (coalescing) or one event (in order),
-// or a ListEnd sentinel (list marks). The core holds its lock around every
+// or a ListBegin or ListEnd sentinel (list marks; ListBegin only with mark
+// positions). The core holds its lock around every
 // call.
 type queue[T any] interface {
 	// len is the number of queued elements, ListEnd sentinels included.
@@ -44,8 +45,8 @@ type queue[T any] interface {
 	// resync queues a Sync delta, with the object lookup gives (if it
 	// can), for every key of known that has nothing queued.
 	resync(known knownSource[T], lookup func(key string) (T, bool))
-	// scan calls fn for the queued elements in queue order, ListEnd
-	// sentinels skipped; the last call for a key carries its last queued
+	// scan calls fn for the queued elements in queue order, sentinels
+	// skipped; the last call for a key carries its last queued
 	// delta.
 	scan(fn func(key string, last Delta[T]))
 	// deleteUnlisted queues, for each of keys in turn (each at most once),
@@ -55,9 +56,16 @@ type queue[T any] interface {
 	// it did. It returns how many deletions were queued.
 	deleteUnlisted(keys []string, orElse func(key string) bool) int
 
-	// pushEnd queues a ListEnd sentinel; headIsEnd reports whether the
-	// oldest element (there must be one) is one, and popEnd removes it.
+	// pushEnd queues a ListEnd sentinel, pushBegin a ListBegin one (mark
+	// positions), which seals the elements before it: a later push for
+	// one of their keys starts a new element after the mark (coalescing:
+	// a second entry for the key). headMark reports which sentinel the
+	// oldest element (there must be one) is, NoMark for a key (an event);
+	// headIsEnd whether it is a ListEnd. popEnd removes that sentinel,
+	// whichever it is.
 	pushEnd()
+	pushBegin()
+	headMark() ListMark
 	headIsEnd() bool
 	popEnd()
 
@@ -96,4 +104,16 @@ func newQueue[T any](inOrder bool) queue[T] {
 // every time (the regrowth was 4% of the informer's CPU per event).
 func patientRing[E any]() ring.Ring[E] {
 	return ring.Ring[E]{Keep: defaultMaxBatch, Patient: true}
+}
+
+// markKeys is the key a list-mark sentinel carries in a queue, where it is
+// an element with no entry (coalescing) or no delta type (in order).
+var markKeys = [...]string{ListBegin: "begin", ListEnd: "end"}
+
+// markOf returns the mark of a sentinel whose key is key.
+func markOf(key string) ListMark {
+	if key == markKeys[ListBegin] {
+		return ListBegin
+	}
+	return ListEnd
 }

@@ -72,6 +72,14 @@ func (c *core[T]) beginPagesLocked() {
 	if p.open {
 		initial = p.initial
 	}
+	if c.cfg.positions {
+		// What is queued now is handed out before the list's ListBegin
+		// and the consumer's sweep deletes what the list lacks: the FIFO
+		// keeps no deletions of its own.
+		*p = paging[T]{open: true, initial: initial}
+		c.beginMarkedLocked(initial)
+		return
+	}
 	var unseen map[string]Delta[T]
 	add := func(key string, last Delta[T]) {
 		if unseen == nil {

@@ -64,7 +64,7 @@ func (c *core[T]) replace(list []T, rv string) error {
 		// in order mode the deletions go first, as client-go's RealFIFO
 		// queues them.
 		c.beginPagesLocked()
-		if c.q.deletionsFirst() {
+		if c.q.deletionsFirst() && !c.cfg.positions {
 			for _, key := range keys {
 				c.paging.seenLocked(key)
 			}

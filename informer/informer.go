@@ -89,10 +89,12 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	// The sink applies Transform, object by object (admission), rather
 	// than the FIFO, which refuses a whole list for one bad object.
 	// The FIFO is a pure queue: a list travels through it between list
-	// marks, and processBatch sweeps the store at each list's end.
+	// marks, and processBatch sweeps the store at each list's end. What
+	// was queued before a list began is applied before its ListBegin
+	// (MarkPositions), so that sweep is the relist's one deletion set.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
 		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.OrderedQueue,
-		ListMarks: true, WholeLists: opts.AtomicRelists,
+		ListMarks: true, MarkPositions: true, WholeLists: opts.AtomicRelists,
 	})
 	inf.processing = opts.Processing
 	if opts.Quirks != nil {

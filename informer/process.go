@@ -55,8 +55,9 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 // session; every object written or found unchanged after it counts as
 // listed; at the ListEnd the store deletes everything else, and each such
 // object is told as a Deleted with FinalStateUnknown and its last cached
-// state. The FIFO has queued, before the ListEnd, the deletions of the
-// keys it held itself when the list began.
+// state. What the FIFO held when the list began comes before the
+// ListBegin ([deltafifo.Options.MarkPositions]), so this sweep is the
+// list's one deletion set: the FIFO queues none.
 type applier[T store.Object] struct {
 	// notes collects the notifications, in order.
 	notes []notification[T]
@@ -108,8 +109,10 @@ func listEnd[T any](items []deltafifo.Item[T]) int {
 
 // sweepFirst deletes, before a list's items are applied, every cached
 // object whose key none of them mentions: what the list's end would
-// delete, since nothing else is applied between its begin and end. The
-// ListEnd that follows then finds no session open and deletes nothing.
+// delete, since nothing else is applied between its begin and end (a
+// later list's ListBegin among them sweeps again, for its own items).
+// The ListEnd that follows then finds no session open and deletes
+// nothing.
 func (a *applier[T]) sweepFirst(tx *store.Tx[T], list []deltafifo.Item[T]) {
 	tx.BeginReplace()
 	for i := range list {
