@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,6 +27,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/listwatch/listwatch/clientgo/informers"
 	"github.com/listwatch/listwatch/crcache"
@@ -447,5 +449,25 @@ func TestStatusPage(t *testing.T) {
 	want := []string{"pods/a synced=true objects=2 relists=map[None:1]", "pods/b synced=true objects=2 relists=map[None:1]"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("status page shows %v, want %v", got, want)
+	}
+}
+
+// As controller-runtime's own cache: it runs on every replica (a manager
+// asks NeedLeaderElection of its cache), and a GetInformer whose context
+// ends before the sync returns a timeout and no informer.
+func TestLikeControllerRuntimesCache(t *testing.T) {
+	srv := newServer(t)
+	c := start(t, srv, crcache.New, cache.Options{})
+	le, ok := c.(manager.LeaderElectionRunnable)
+	if !ok || le.NeedLeaderElection() {
+		t.Fatalf("the cache (%T) needs leader election: %v", c, ok)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	srv.Stall(fake.ConfigMaps().GVR) // nothing syncs
+	defer srv.Unstall(fake.ConfigMaps().GVR)
+	inf, err := c.GetInformer(ctx, &corev1.ConfigMap{})
+	if inf != nil || !apierrors.IsTimeout(err) {
+		t.Fatalf("GetInformer with a cancelled context = %v, %v; want nil and a timeout", inf, err)
 	}
 }

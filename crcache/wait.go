@@ -48,7 +48,10 @@ func (c *waitingCache) GetInformer(ctx context.Context, obj client.Object, opts 
 	if err != nil {
 		return nil, err
 	}
-	return inf, c.waitSynced(ctx, inf, fmt.Sprintf("%T", obj))
+	if err := c.waitSynced(ctx, inf, fmt.Sprintf("%T", obj)); err != nil {
+		return nil, err // as controller-runtime: no informer with the error
+	}
+	return inf, nil
 }
 
 func (c *waitingCache) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
@@ -59,7 +62,20 @@ func (c *waitingCache) GetInformerForKind(ctx context.Context, gvk schema.GroupV
 	if err != nil {
 		return nil, err
 	}
-	return inf, c.waitSynced(ctx, inf, gvk.String())
+	if err := c.waitSynced(ctx, inf, gvk.String()); err != nil {
+		return nil, err
+	}
+	return inf, nil
+}
+
+// NeedLeaderElection is controller-runtime's cache's answer (false: a
+// manager starts its caches on every replica, leader or not), which the
+// wrapper must pass on: the manager asks it of the cache it is given.
+func (c *waitingCache) NeedLeaderElection() bool {
+	if le, ok := c.Cache.(interface{ NeedLeaderElection() bool }); ok {
+		return le.NeedLeaderElection()
+	}
+	return false
 }
 
 func (c *waitingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
