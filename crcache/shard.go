@@ -259,12 +259,7 @@ func (c *shardedCache) Start(ctx context.Context) error {
 
 // NeedLeaderElection passes on the wrapped cache's answer (false for
 // controller-runtime's): every replica runs its cache.
-func (c *shardedCache) NeedLeaderElection() bool {
-	if le, ok := c.Cache.(interface{ NeedLeaderElection() bool }); ok {
-		return le.NeedLeaderElection()
-	}
-	return false
-}
+func (c *shardedCache) NeedLeaderElection() bool { return needLeaderElection(c.Cache) }
 
 // ShardMember returns the ring member of a cache built with
 // Options.Shard (a manager's GetCache), for its Status and Assignment;

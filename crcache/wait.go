@@ -71,11 +71,13 @@ func (c *waitingCache) GetInformerForKind(ctx context.Context, gvk schema.GroupV
 // NeedLeaderElection is controller-runtime's cache's answer (false: a
 // manager starts its caches on every replica, leader or not), which the
 // wrapper must pass on: the manager asks it of the cache it is given.
-func (c *waitingCache) NeedLeaderElection() bool {
-	if le, ok := c.Cache.(interface{ NeedLeaderElection() bool }); ok {
-		return le.NeedLeaderElection()
-	}
-	return false
+func (c *waitingCache) NeedLeaderElection() bool { return needLeaderElection(c.Cache) }
+
+// needLeaderElection is c's answer, for a wrapper of c: an embedded
+// interface does not promote the methods of the value it holds.
+func needLeaderElection(c cache.Cache) bool {
+	le, ok := c.(interface{ NeedLeaderElection() bool })
+	return ok && le.NeedLeaderElection()
 }
 
 func (c *waitingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
