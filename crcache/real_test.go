@@ -1,7 +1,6 @@
 package crcache_test
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -51,23 +50,14 @@ func TestRealAPIServer(t *testing.T) {
 		}
 	}
 	var fallbacks atomic.Int64
-	c, err := crcache.NewWithOptions(crcache.Options{Logger: funcr.New(func(_, args string) {
+	c := startCache(t, crcache.NewWithOptions(crcache.Options{Logger: funcr.New(func(_, args string) {
 		fallbacks.Add(1)
 		t.Log(args)
-	}, funcr.Options{Verbosity: 1})})(cfg, cache.Options{
+	}, funcr.Options{Verbosity: 1})}), srv, cache.Options{
 		DefaultNamespaces:    map[string]cache.Config{"a": {}},
 		DefaultLabelSelector: labels.SelectorFromSet(labels.Set{"app": "web"}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = c.Start(ctx)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	}, false)
+	ctx := t.Context()
 	if !c.WaitForCacheSync(ctx) {
 		t.Fatal("not synced")
 	}

@@ -169,29 +169,14 @@ func testWatch(t *testing.T, e *env) {
 	}
 }
 
-// untilBookmark collects events up to the initial-events-end bookmark and
-// stops w.
+// untilBookmark collects events up to the initial-events-end bookmark
+// (untilInitialEnd), checks that it carries the annotation, and stops w.
 func untilBookmark(t *testing.T, w watch.Interface) []watch.Event {
-	defer w.Stop()
-	var out []watch.Event
-	deadline := time.After(timeout)
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				t.Fatal("watch closed before the bookmark")
-			}
-			out = append(out, ev)
-			if ev.Type == watch.Bookmark {
-				if cm := ev.Object.(*corev1.ConfigMap); cm.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
-					t.Fatalf("bookmark without the annotation: %v", cm)
-				}
-				return out
-			}
-		case <-deadline:
-			t.Fatal("no bookmark")
-		}
+	out := untilInitialEnd(t, w)
+	if cm := out[len(out)-1].Object.(*corev1.ConfigMap); cm.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+		t.Fatalf("bookmark without the annotation: %v", cm)
 	}
+	return out
 }
 
 // testInformers: a listwatch informer and a client-go informer, each on a
