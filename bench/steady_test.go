@@ -89,6 +89,15 @@ func (c *counter) wait(b *testing.B, timeout time.Duration) {
 // BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
 // The informer is synced once per sub-benchmark and reused across b.N
 // rounds.
+//
+// GCs is the number of collections that ended in the span. Each marks the
+// whole heap (the corpus and 100k cached pods, about 1.6 GB), so the CPU
+// per event depends on how many fall inside it: hack/bench.sh runs
+// 2,000,000 events, several collections for both libraries, so that the
+// collector's cost is spread over the events that cause it as in a
+// long-running informer. With 200,000 events client-go's span held zero
+// or one collection and its cpu-ns/event swung between about 2,800 and
+// 6,000 from run to run.
 func BenchmarkSteadyState(b *testing.B) {
 	items := theCorpus().list[:steadyPods]
 	events := steadyEvents()
@@ -121,6 +130,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			stopProfile()
 			b.StopTimer()
 			m.report(b, float64(b.N), "event")
+			b.ReportMetric(float64(m.gcs), "GCs")
 		})
 		if run != nil {
 			run.stop()

@@ -96,8 +96,10 @@ func BenchmarkInitialSync(b *testing.B) {
 					cnt := newCounter(int64(len(items)))
 					b.StartTimer()
 					m := startMeter()
+					stopProfile := spanProfile(b)
 					run := start(b, lib, setup{lw: lw, paged: src.paged, handlers: []handler{{fn: cnt.hit}}})
 					cnt.wait(b, 10*time.Minute)
+					stopProfile()
 					m.stop()
 					b.StopTimer()
 					retained += liveHeap() - base

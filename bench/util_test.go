@@ -44,7 +44,9 @@ type meter struct {
 	cpuDelta time.Duration
 	allocs   uint64
 	bytes    uint64
-	elapsed  time.Duration
+	// gcs is the number of garbage collections that ended in the span.
+	gcs     uint32
+	elapsed time.Duration
 }
 
 func startMeter() *meter {
@@ -63,6 +65,7 @@ func (m *meter) stop() *meter {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.allocs, m.bytes = ms.Mallocs-m.ms.Mallocs, ms.TotalAlloc-m.ms.TotalAlloc
+	m.gcs = ms.NumGC - m.ms.NumGC
 	return m
 }
 

@@ -70,7 +70,7 @@ if [ "${BENCH_REUSE:-0}" = 1 ]; then
 fi
 
 : >"$OUT/groups"
-run_group steady '^BenchmarkSteadyState(Floor)?$' 200000x "$OUT/bench.test"
+run_group steady '^BenchmarkSteadyState(Floor)?$' 2000000x "$OUT/bench.test"
 run_group watch '^BenchmarkWatchDecode$' 1s "$OUT/bench.test"
 run_group sync '^BenchmarkInitialSync$' 1x "$OUT/bench.test"
 run_group relist '^BenchmarkRelist$' 1x "$OUT/bench.test"

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // valuesFunc computes the index values of obj, appending them to dst (which
@@ -24,6 +25,11 @@ type index[T any] struct {
 	// snaps is the owning core's snapshots (core.snaps); set when the
 	// index is attached to a core.
 	snaps *snapshots[T]
+	// snapshotted is set once any value of this index has had a snapshot
+	// published, and never cleared: until then no write has a snapshot to
+	// mark dirty, so an update that keeps an entry's values skips looking
+	// them up.
+	snapshotted atomic.Bool
 }
 
 func newIndex[T any](name string, fn valuesFunc[T]) *index[T] {
@@ -108,6 +114,9 @@ func (ix *index[T]) move(e *entry[T], old T) {
 	ix.oldBuf = vals
 	if slices.Equal(vals, ix.newBuf) {
 		// Same values, new object: the members' snapshots are stale.
+		if !ix.snapshotted.Load() {
+			return
+		}
 		for _, v := range vals {
 			ix.touch(v, ix.values[v])
 		}

@@ -99,6 +99,7 @@ func (ix *index[T]) touch(v string, p *postings[T]) {
 // publish stores objs as the snapshot of v. Read or write lock held, so
 // no other write can slip in before it is visible.
 func (ix *index[T]) publish(v string, p *postings[T], objs []T) {
+	ix.snapshotted.Store(true)
 	ix.snaps.m.Store(snapKey{ix.name, v}, &snapshot[T]{objs: objs})
 	p.snap.published.Store(true)
 }
