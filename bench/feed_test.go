@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,9 @@ type feedLW struct {
 	rv    string       // guarded by mu; the list resource version
 
 	lists, watches atomic.Int64
+	// listedAt and watchedAt are when the last list (its first page) and
+	// the last watch were asked for, in Unix nanoseconds.
+	listedAt, watchedAt atomic.Int64
 }
 
 func newFeed(items []corev1.Pod, rv string, noStream bool) *feedLW {
@@ -51,6 +55,9 @@ func (f *feedLW) snapshot() ([]corev1.Pod, string) {
 
 func (f *feedLW) List(opts metav1.ListOptions) (runtime.Object, error) {
 	f.lists.Add(1)
+	if opts.Continue == "" {
+		f.listedAt.Store(time.Now().UnixNano())
+	}
 	items, rv := f.snapshot()
 	from, _ := strconv.Atoi(opts.Continue)
 	to := len(items)
@@ -66,6 +73,7 @@ func (f *feedLW) List(opts metav1.ListOptions) (runtime.Object, error) {
 
 func (f *feedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	f.watches.Add(1)
+	f.watchedAt.Store(time.Now().UnixNano())
 	if opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
 		return watch.NewProxyWatcher(f.ch), nil
 	}

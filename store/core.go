@@ -14,8 +14,10 @@ type entry[T any] struct {
 	// mark is the replace generation in which the entry was last written
 	// (see core.gen). Commit removes entries whose mark is not the session's.
 	mark uint32
-	// id is the entry's hash in postings sets (an allocation counter; it
-	// need not be unique). It fits in padding: the entry stays 32 bytes.
+	// id is the low 32 bits of the key's hash in the store's table, set
+	// by table.insert: the table finds the entry's home slot from it
+	// without hashing the key again, and postings sets hash by it. It
+	// need not be unique, and fits in padding: the entry stays 32 bytes.
 	id uint32
 }
 
@@ -44,9 +46,6 @@ type core[T any] struct {
 	// session is the generation of the open replace session, or 0 when no
 	// session is open. When non-zero it equals gen.
 	session uint32
-
-	// nextID is the id of the next entry created.
-	nextID uint32
 
 	// snaps holds the published snapshots of large index values (see
 	// snapshot.go).

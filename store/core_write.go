@@ -27,9 +27,8 @@ func (c *core[T]) upsertLocked(key string, obj T) (old T, existed bool, err erro
 	}
 	slot := c.items.find(key)
 	if slot < 0 {
-		e := &entry[T]{key: key, obj: obj, mark: c.gen, id: c.nextID}
-		c.nextID++
-		c.items.insert(e)
+		e := &entry[T]{key: key, obj: obj, mark: c.gen}
+		c.items.insert(e) // sets e.id, which the indexes' postings hash by
 		for _, ix := range c.indexes {
 			ix.insert(e, ix.newBuf)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 )
 
@@ -25,6 +26,11 @@ type index[T any] struct {
 	// snaps is the owning core's snapshots (core.snaps); set when the
 	// index is attached to a core.
 	snaps *snapshots[T]
+	// fromKey is set on the built-in namespace index of a store keyed by
+	// NamespacedKey: an entry's namespace is the part of its key before
+	// the '/' (none: cluster-scoped, ""), so the index never reads the
+	// object, and an update, which keeps the key, never moves the entry.
+	fromKey bool
 	// snapshotted is set once any value of this index has had a snapshot
 	// published, and never cleared: until then no write has a snapshot to
 	// mark dirty, so an update that keeps an entry's values skips looking
@@ -43,6 +49,10 @@ func indexFuncError(name, key string, err error) error {
 
 // computeNew evaluates the index for obj into newBuf (write lock held).
 func (ix *index[T]) computeNew(key string, obj T) error {
+	if ix.fromKey {
+		ix.newBuf = append(ix.newBuf[:0], namespaceOfKey(key))
+		return nil
+	}
 	vals, err := ix.fn(ix.newBuf[:0], obj)
 	if err != nil {
 		return indexFuncError(ix.name, key, err)
@@ -93,6 +103,11 @@ func (ix *index[T]) removeAnywhere(e *entry[T]) {
 
 // remove takes e (currently holding old) out of the index.
 func (ix *index[T]) remove(e *entry[T], old T) {
+	if ix.fromKey {
+		ix.oldBuf = append(ix.oldBuf[:0], namespaceOfKey(e.key))
+		ix.removeValues(e, ix.oldBuf)
+		return
+	}
 	vals, err := ix.fn(ix.oldBuf[:0], old)
 	if err != nil {
 		ix.removeAnywhere(e)
@@ -105,13 +120,17 @@ func (ix *index[T]) remove(e *entry[T], old T) {
 // move re-files e, which held old, under the values in newBuf. Unchanged
 // values cost nothing beyond evaluating the function twice.
 func (ix *index[T]) move(e *entry[T], old T) {
-	vals, err := ix.fn(ix.oldBuf[:0], old)
-	if err != nil {
-		ix.removeAnywhere(e)
-		ix.insert(e, ix.newBuf)
-		return
+	vals := ix.newBuf // fromKey: the key, and so the values, are the same
+	if !ix.fromKey {
+		var err error
+		vals, err = ix.fn(ix.oldBuf[:0], old)
+		if err != nil {
+			ix.removeAnywhere(e)
+			ix.insert(e, ix.newBuf)
+			return
+		}
+		ix.oldBuf = vals
 	}
-	ix.oldBuf = vals
 	if slices.Equal(vals, ix.newBuf) {
 		// Same values, new object: the members' snapshots are stale.
 		if !ix.snapshotted.Load() {
@@ -124,4 +143,12 @@ func (ix *index[T]) move(e *entry[T], old T) {
 	}
 	ix.removeValues(e, vals)
 	ix.insert(e, ix.newBuf)
+}
+
+// namespaceOfKey is the namespace in a key made by NamespacedKey.
+func namespaceOfKey(key string) string {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i]
+	}
+	return ""
 }

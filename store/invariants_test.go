@@ -113,6 +113,9 @@ func checkTable[T any](t *table[T]) error {
 		if t.tags[i] != tagOf(h) {
 			return fmt.Errorf("slot %d: wrong tag", i)
 		}
+		if e.id != uint32(h) {
+			return fmt.Errorf("slot %d: id %d is not the key's hash", i, e.id)
+		}
 		for j := slotOf(h, n); j != i; j = t.next(j) {
 			if t.slots[j] == nil {
 				return fmt.Errorf("key %q at %d: gap at %d in its probe run", e.key, i, j)

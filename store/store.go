@@ -63,6 +63,7 @@ func New[T Object](opts Options[T]) (*Store[T], error) {
 	c := newCore[T]()
 	c.indexes = append(c.indexes, newIndex(NamespaceIndex, namespaceValues[T]))
 	c.indexes[0].snaps = &c.snaps
+	c.indexes[0].fromKey = opts.KeyFunc == nil
 	s := &Store[T]{r: Reader[T]{c: c, keyFunc: keyFunc, defaultKey: opts.KeyFunc == nil}}
 	if err := s.AddIndexers(opts.Indexers); err != nil {
 		return nil, err

@@ -18,7 +18,8 @@ import "hash/maphash"
 //
 // Invariants: len(slots) == len(tags) == len(objs) and is 0 or a multiple
 // of 8; tags[i] == 0 exactly when slots[i] == nil, otherwise tags[i] is
-// tagOf(hash of slots[i].key); objs[i] == slots[i].obj for a full slot and
+// tagOf(hash of slots[i].key) and slots[i].id is the low 32 bits of that
+// hash; objs[i] == slots[i].obj for a full slot and
 // the zero T for an empty one; every entry sits in the probe run starting
 // at its home slot (slotOf) with no empty slot between home and it, the
 // run wrapping from the last slot to the first; count is the number of
@@ -104,31 +105,35 @@ func (t *table[T]) getBytes(key []byte) *entry[T] {
 	return nil
 }
 
-// insert adds e, whose key must not be present.
+// insert adds e, whose key must not be present, and sets e.id.
 func (t *table[T]) insert(e *entry[T]) {
 	if (t.count+1)*4 > len(t.slots)*3 {
 		t.resize(grown(len(t.slots)))
 	}
-	t.place(e, maphash.String(t.seed, e.key))
+	h := maphash.String(t.seed, e.key)
+	e.id = uint32(h)
+	t.place(e, tagOf(h))
 	t.count++
 }
 
-// place puts e in the first empty slot of its probe run.
-func (t *table[T]) place(e *entry[T], h uint64) {
-	i := slotOf(h, len(t.slots))
+// place puts e, with its tag, in the first empty slot of its probe run,
+// which starts at the home slot of e.id.
+func (t *table[T]) place(e *entry[T], tag uint8) {
+	i := slotOf(uint64(e.id), len(t.slots))
 	for t.slots[i] != nil {
 		i = t.next(i)
 	}
-	t.slots[i], t.tags[i], t.objs[i] = e, tagOf(h), e.obj
+	t.slots[i], t.tags[i], t.objs[i] = e, tag, e.obj
 }
 
-// resize rehashes into n slots.
+// resize moves every entry into n slots; entries keep their ids and tags,
+// so no key is hashed again.
 func (t *table[T]) resize(n int) {
-	old := t.slots
+	old, oldTags := t.slots, t.tags
 	t.slots, t.tags, t.objs = make([]*entry[T], n), make([]uint8, n), make([]T, n)
-	for _, e := range old {
+	for i, e := range old {
 		if e != nil {
-			t.place(e, maphash.String(t.seed, e.key))
+			t.place(e, oldTags[i])
 		}
 	}
 }
@@ -140,7 +145,7 @@ func (t *table[T]) resize(n int) {
 func (t *table[T]) removeAt(i int) {
 	hole := i
 	for j := t.next(i); t.slots[j] != nil; j = t.next(j) {
-		home := slotOf(maphash.String(t.seed, t.slots[j].key), len(t.slots))
+		home := slotOf(uint64(t.slots[j].id), len(t.slots))
 		// The entry at j may fill the hole unless its home lies
 		// cyclically in (hole, j].
 		if t.dist(home, j) >= t.dist(hole, j) {
