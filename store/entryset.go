@@ -5,8 +5,10 @@ package store
 // backward-shift deletion. A Go map[*entry]struct{} pads each slot to 16
 // bytes and adds a control byte; this set spends 8 bytes per slot, at most
 // 7/8 full. Probing compares pointers in one contiguous array, so the high
-// fill costs little; ids from a counter spread evenly under Fibonacci
-// hashing.
+// fill costs little to find a member; a deletion's backward shift, though,
+// reads the id of each later member of the run (one entry each), which is
+// most of a steady-state deletion's index cost. Ids (the low bits of the
+// key's hash) are spread again by Fibonacci hashing.
 //
 // Invariants: len(slots) is 0 or a power of two >= minSetSize; count is the
 // number of non-nil slots and count <= 7/8 len(slots); every member sits in
@@ -19,7 +21,7 @@ type entrySet[T any] struct {
 
 const minSetSize = 16
 
-// homeOf spreads entry ids (a counter) over the table by Fibonacci hashing.
+// homeOf spreads entry ids over the table by Fibonacci hashing.
 func homeOf[T any](e *entry[T], mask int) int {
 	return int((uint64(e.id)*0x9e3779b97f4a7c15)>>32) & mask
 }
