@@ -118,7 +118,9 @@ func (ix *index[T]) remove(e *entry[T], old T) {
 }
 
 // move re-files e, which held old, under the values in newBuf. Unchanged
-// values cost nothing beyond evaluating the function twice.
+// values cost nothing beyond evaluating the function for old (nothing at
+// all for a fromKey index), plus a lookup per value once the index has
+// snapshots to mark stale.
 func (ix *index[T]) move(e *entry[T], old T) {
 	vals := ix.newBuf // fromKey: the key, and so the values, are the same
 	if !ix.fromKey {
