@@ -116,19 +116,28 @@ func start(t *testing.T, srv *fake.Server, newCache cache.NewCacheFunc, opts cac
 	if err != nil {
 		t.Fatal(err)
 	}
+	runCache(t, c, "")
+	if !c.WaitForCacheSync(t.Context()) {
+		t.Fatal("the cache did not sync")
+	}
+	return c
+}
+
+// runCache runs c.Start on a goroutine of its own until the test ends or
+// stop is called (once, whichever comes first), and reports an error Start
+// returns, prefixed with who (a replica's name, or "").
+func runCache(t *testing.T, c cache.Cache, who string) (stop func()) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if err := c.Start(ctx); err != nil {
-			t.Errorf("Start: %v", err)
+			t.Errorf("%sStart: %v", who, err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done })
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the cache did not sync")
-	}
-	return c
+	stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(stop)
+	return stop
 }
 
 // serverPod is the server's pod, with the GVK the cache sets on what it

@@ -86,13 +86,7 @@ func startCache(t *testing.T, newCache cache.NewCacheFunc, cfg *testapiserver.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = c.Start(ctx)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	runCache(t, c, "")
 	return c
 }
 

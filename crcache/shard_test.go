@@ -1,7 +1,6 @@
 package crcache_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -118,18 +117,9 @@ func (w *shardWorld) start(id string, objects map[client.Object]shard.Field) *me
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := c.Start(ctx); err != nil {
-			t.Errorf("%s: Start: %v", id, err)
-		}
-	}()
 	m.cache = c
-	m.stop = sync.OnceFunc(func() { cancel(); <-done })
-	t.Cleanup(m.stop)
-	if !c.WaitForCacheSync(ctx) {
+	m.stop = runCache(t, c, id+": ")
+	if !c.WaitForCacheSync(t.Context()) {
 		t.Fatalf("%s: the cache did not sync", id)
 	}
 	return m
