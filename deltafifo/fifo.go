@@ -24,7 +24,11 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		name = "DeltaFIFO"
 	}
 	keyOf := opts.KeyFunc
-	if keyOf == nil {
+	switch {
+	case keyOf != nil:
+	case opts.NamelessKeys:
+		keyOf = store.MetaNamespaceKey[T]
+	default:
 		keyOf = store.NamespacedKey[T]
 	}
 	cfg := config[T]{
@@ -40,7 +44,7 @@ func New[T store.Object](ctx context.Context, opts Options[T]) *FIFO[T] {
 		},
 		closedErr:      ErrClosed,
 		rejectClosed:   true,
-		rejectEmptyKey: true,
+		rejectEmptyKey: !opts.NamelessKeys,
 		replaceType:    Replaced,
 		inOrder:        opts.InOrder,
 		maxBatch:       opts.MaxBatch,

@@ -31,8 +31,13 @@ type Metrics interface {
 type Options[T store.Object] struct {
 	// Name identifies the FIFO in logs. Default "DeltaFIFO".
 	Name string
-	// KeyFunc computes an object's key. Default store.NamespacedKey.
+	// KeyFunc computes an object's key. Default store.NamespacedKey, or
+	// store.MetaNamespaceKey with NamelessKeys.
 	KeyFunc store.KeyFunc[T]
+	// NamelessKeys keys objects without a name as client-go does
+	// (store.Options.NamelessKeys) and accepts the key "" from KeyFunc,
+	// where the FIFO otherwise refuses both as invalid objects.
+	NamelessKeys bool
 	// KnownObjects is the consumer's store. When set, Replace queues
 	// deletions for its keys missing from the new list, Resync queues Sync
 	// deltas for its objects, and Delete of a key it holds is queued even

@@ -81,7 +81,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, Indexers: opts.Indexers, ValueIndexers: opts.ValueIndexers})
+	st, err := store.New(store.Options[T]{KeyFunc: opts.KeyFunc, NamelessKeys: opts.NamelessKeys, Indexers: opts.Indexers, ValueIndexers: opts.ValueIndexers})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", opts.Name, err)
 	}
@@ -93,7 +93,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	// was queued before a list began is applied before its ListBegin
 	// (MarkPositions), so that sweep is the relist's one deletion set.
 	inf.fifo = deltafifo.New(context.Background(), deltafifo.Options[T]{
-		Name: opts.Name, KeyFunc: opts.KeyFunc, InOrder: opts.OrderedQueue,
+		Name: opts.Name, KeyFunc: opts.KeyFunc, NamelessKeys: opts.NamelessKeys, InOrder: opts.OrderedQueue,
 		ListMarks: true, MarkPositions: true, WholeLists: opts.AtomicRelists,
 	})
 	inf.processing = opts.Processing
@@ -110,6 +110,7 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 	if cfg.KeyFunc == nil {
 		cfg.KeyFunc = opts.KeyFunc
 	}
+	cfg.NamelessKeys = cfg.NamelessKeys || opts.NamelessKeys
 	inf.refl, err = reflector.New(reflector.Options[T]{Config: cfg, Name: opts.Name, Source: opts.Source, Store: inf.sink, Clock: opts.Clock,
 		OnError: onError(opts.WatchErrorHandler)})
 	if err != nil {

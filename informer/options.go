@@ -24,8 +24,15 @@ type Options[T store.Object] struct {
 	// Reflector tunes the List-then-Watch engine: page size, streaming
 	// lists, watch timeouts, the idle watchdog, backoff and metrics.
 	Reflector reflector.Config[T]
-	// KeyFunc keys objects. Default store.NamespacedKey.
+	// KeyFunc keys objects. Default store.NamespacedKey, or
+	// store.MetaNamespaceKey with NamelessKeys.
 	KeyFunc store.KeyFunc[T]
+	// NamelessKeys caches objects without a name under the key client-go
+	// gives them ("namespace/", or ""; store.Options.NamelessKeys) instead
+	// of dropping them as undecodable. An API server never sends such
+	// objects; client-go's fake clientset does, for objects created with
+	// generateName. The client-go drop-in informer sets it.
+	NamelessKeys bool
 	// Indexers are the store's indexes besides the built-in namespace index.
 	// More can be added later with AddIndexers.
 	Indexers store.Indexers[T]

@@ -223,8 +223,11 @@ func (inf *Informer[T]) distribute(notes []notification[T], hasSyncs bool) {
 }
 
 func (inf *Informer[T]) key(obj T) (string, error) {
-	if inf.opts.KeyFunc != nil {
+	switch {
+	case inf.opts.KeyFunc != nil:
 		return inf.opts.KeyFunc(obj)
+	case inf.opts.NamelessKeys:
+		return store.MetaNamespaceKey(obj)
 	}
 	return store.NamespacedKey(obj)
 }

@@ -85,8 +85,13 @@ type Config[T store.Object] struct {
 	// drives a Machine itself.
 	PagedReplace bool
 	// KeyFunc keys objects while a streaming list is collected; list items
-	// it cannot key are dropped and reported. Default store.NamespacedKey.
+	// it cannot key are dropped and reported. Default store.NamespacedKey,
+	// or store.MetaNamespaceKey with NamelessKeys.
 	KeyFunc store.KeyFunc[T]
+	// NamelessKeys keys objects without a name as client-go does
+	// (store.Options.NamelessKeys): list items without a name are kept,
+	// not dropped, when KeyFunc is the default.
+	NamelessKeys bool
 	// Metrics receives counters. Default NoopMetrics.
 	Metrics Metrics
 	// ExpectedGVK, when set, is the only group/version/kind accepted: other
@@ -107,7 +112,8 @@ type Config[T store.Object] struct {
 	ResumeUnavailable bool
 
 	// nameKey is set when KeyFunc is the default: a list item is then
-	// keyable exactly when it has a name, checked without building the key.
+	// keyable exactly when it has a name (always, with NamelessKeys),
+	// checked without building the key.
 	nameKey bool
 }
 
@@ -140,7 +146,11 @@ func (c Config[T]) withDefaults() (Config[T], error) {
 	if c.Rand == nil {
 		c.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	if c.KeyFunc == nil {
+	switch {
+	case c.KeyFunc != nil:
+	case c.NamelessKeys:
+		c.KeyFunc, c.nameKey = store.MetaNamespaceKey[T], true
+	default:
 		c.KeyFunc, c.nameKey = store.NamespacedKey[T], true
 	}
 	if c.StreamDeadline == 0 {

@@ -94,7 +94,7 @@ func (m *Machine[T]) typedAll(objs []runtime.Object, into []T) []T {
 func (m *Machine[T]) keyable(obj T) bool {
 	var err error
 	if m.cfg.nameKey {
-		if obj.GetName() == "" {
+		if obj.GetName() == "" && !m.cfg.NamelessKeys {
 			err = store.ErrNoName
 		}
 	} else {

@@ -50,6 +50,10 @@ type core[T any] struct {
 	// snaps holds the published snapshots of large index values (see
 	// snapshot.go).
 	snaps snapshots[T]
+
+	// namelessKeys makes "" a valid key of the typed writes
+	// (Options.NamelessKeys); set at construction only.
+	namelessKeys bool
 }
 
 func newCore[T any]() *core[T] {

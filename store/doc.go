@@ -24,7 +24,9 @@
 //	onNode, err := r.ByIndex("node", "node-1")
 //
 // Keys are "namespace/name", or "name" for cluster-scoped objects
-// (NamespacedKey); Options.KeyFunc replaces it. Every store has the
+// (NamespacedKey; MetaNamespaceKey with Options.NamelessKeys, which also
+// keys objects without a name as client-go does); Options.KeyFunc
+// replaces it. Every store has the
 // built-in NamespaceIndex, which Reader.Namespace uses so that a
 // namespace-scoped list costs the size of the namespace, not of the store.
 // Indexes are named; an IndexFunc returns any number of values (client-go's
@@ -44,7 +46,7 @@
 // .Get.
 //
 // Bad input does not panic. A nil object or one without a name has no key
-// (ErrNilObject, ErrNoName); an index function error rejects the write
+// (ErrNilObject, ErrNoName; unless Options.NamelessKeys); an index function error rejects the write
 // (ErrIndexFunc) and leaves the store unchanged; index queries on an
 // unknown index fail with ErrUnknownIndex.
 //

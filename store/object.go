@@ -35,3 +35,20 @@ func NamespacedKey[T Object](obj T) (string, error) {
 	}
 	return name, nil
 }
+
+// MetaNamespaceKey keys objects as client-go's cache.MetaNamespaceKeyFunc
+// does: as [NamespacedKey], but an object without a name has a key too,
+// "namespace/" (or "" if it has no namespace either), where NamespacedKey
+// refuses it. Such objects come from fakes, not from an API server:
+// client-go's fake clientset does not fill in a name from generateName,
+// and client-go's caches key what it creates this way. Two of them in one
+// namespace share the key, as in client-go. See [Options.NamelessKeys].
+func MetaNamespaceKey[T Object](obj T) (string, error) {
+	if nilcheck.Is(obj) {
+		return "", ErrNilObject
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName(), nil
+	}
+	return obj.GetName(), nil
+}

@@ -32,8 +32,17 @@ type ValueIndexers[T any] map[string]ValueIndexFunc[T]
 
 // Options configures New. The zero value is valid.
 type Options[T Object] struct {
-	// KeyFunc computes store keys; nil means NamespacedKey.
+	// KeyFunc computes store keys; nil means NamespacedKey, or
+	// MetaNamespaceKey with NamelessKeys.
 	KeyFunc KeyFunc[T]
+	// NamelessKeys keys objects without a name as client-go does
+	// ([MetaNamespaceKey]: "namespace/", or "" for a cluster-scoped one)
+	// instead of refusing them with ErrNoName, and makes "" a valid key
+	// (a key function may return it). The client-go drop-ins set it:
+	// client-go's fake clientset creates objects named by generateName
+	// without a name. With a KeyFunc of its own the store keys with that
+	// and only accepts "" from it.
+	NamelessKeys bool
 	// Indexers are added at construction, next to the built-in
 	// NamespaceIndex. More can be added later with Store.AddIndexers.
 	Indexers Indexers[T]
@@ -57,10 +66,15 @@ type Store[T Object] struct {
 // function, or the reserved name NamespaceIndex.
 func New[T Object](opts Options[T]) (*Store[T], error) {
 	keyFunc := opts.KeyFunc
-	if keyFunc == nil {
+	switch {
+	case keyFunc != nil:
+	case opts.NamelessKeys:
+		keyFunc = MetaNamespaceKey[T]
+	default:
 		keyFunc = NamespacedKey[T]
 	}
 	c := newCore[T]()
+	c.namelessKeys = opts.NamelessKeys
 	c.indexes = append(c.indexes, newIndex(NamespaceIndex, namespaceValues[T]))
 	c.indexes[0].snaps = &c.snaps
 	c.indexes[0].fromKey = opts.KeyFunc == nil
@@ -168,7 +182,7 @@ func (s *Store[T]) SwapKeyed(key string, obj T) (old T, replaced bool, err error
 	if nilcheck.Is(obj) {
 		return old, false, ErrNilObject
 	}
-	if key == "" {
+	if key == "" && !s.r.c.namelessKeys {
 		return old, false, ErrNoName
 	}
 	return s.r.c.upsert(key, obj, obj.GetResourceVersion(), true)

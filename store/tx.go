@@ -37,15 +37,15 @@ func (tx *Tx[T]) Get(key string) (obj T, ok bool) {
 
 // Swap stores obj under key, which must be obj's key under the store's
 // key function (see [Store.SwapKeyed]), and returns the object it
-// replaced. It fails, changing nothing, on a nil object, an empty key or
-// an index function error. The store's resource version is left alone:
+// replaced. It fails, changing nothing, on a nil object, an empty key
+// (unless [Options.NamelessKeys]) or an index function error. The store's resource version is left alone:
 // set it once for the transaction with SetResourceVersion.
 func (tx *Tx[T]) Swap(key string, obj T) (old T, existed bool, err error) {
 	c := tx.live()
 	if nilcheck.Is(obj) {
 		return old, false, ErrNilObject
 	}
-	if key == "" {
+	if key == "" && !c.namelessKeys {
 		return old, false, ErrNoName
 	}
 	return c.upsertLocked(key, obj)

@@ -20,7 +20,7 @@ import (
 // first, store.NewIndexer (store/indexer.go), is not reused because it
 // owns an engine of its own, while this one must answer for the store the
 // informer writes. What the view does differently follows from that:
-//   - keys: the informer's store key (store.NamespacedKey) of a
+//   - keys: the informer's store key (store.MetaNamespaceKey) of a
 //     store.Object, anything else refused, where NewIndexer runs the
 //     caller's cache.KeyFunc on any value and wraps its errors in
 //     cache.KeyError;

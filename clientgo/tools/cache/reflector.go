@@ -224,6 +224,9 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 		Backoff:         r.backoff,
 		ExpectedGVK:     r.expectedGVK,
 		WatchList:       r.watchList,
+		// The user's store keys; nameless objects are not dropped, as in
+		// client-go, whatever it does with them.
+		NamelessKeys: true,
 	}
 	r.mu.Lock()
 	if r.engine != nil {

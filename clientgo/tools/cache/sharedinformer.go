@@ -88,6 +88,7 @@ func newSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object
 		Name:              name,
 		Source:            reflector.FromListerWatcher(lw),
 		Reflector:         rcfg,
+		NamelessKeys:      true,
 		Transform:         c.transform,
 		OrderedQueue:      true,
 		Delivery:          informer.InOrder,
@@ -341,7 +342,7 @@ func (u *untypedHandler) OnDelete(obj store.Object, unknown bool) {
 		u.h.OnDelete(obj)
 		return
 	}
-	key, _ := store.NamespacedKey(obj)
+	key, _ := store.MetaNamespaceKey(obj)
 	u.h.OnDelete(cache.DeletedFinalStateUnknown{Key: key, Obj: obj})
 }
 
