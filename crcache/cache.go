@@ -222,7 +222,7 @@ func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (t
 	if resource != at.gvr.Resource || (namespace != "" && dec.resource != "" && !dec.namespaced) {
 		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, at.gvr)
 	}
-	src, err := dec.new(restsource.Options{
+	src, err := dec.new(b.memory.Source(restsource.Options{
 		Client:    client,
 		Resource:  resource,
 		Namespace: namespace,
@@ -234,11 +234,7 @@ func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (t
 				o.AllowWatchBookmarks = req.bookmarks
 			}
 		},
-		StripManagedFields: b.memory.StripManagedFields,
-		Interner:           b.memory.Interner,
-		ShareResourceLists: b.memory.ShareResourceLists,
-		ShareRepeated:      b.memory.ShareRepeated,
-	})
+	}))
 	return src, at, err
 }
 

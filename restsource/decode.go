@@ -40,6 +40,7 @@ type objectDecoder[T interface {
 	shareParts bool             // Options.ShareRepeated (and T has the metadata layout)
 	proj       *projector       // Options.ProjectionOf: T's protobuf decoder
 	keepKind   bool             // objects keep their apiVersion and kind (unstructured, kinds.go)
+	anyKind    bool             // objects of any kind of gvk's group version (kinds.go)
 	typeMeta   *metav1.TypeMeta // if set, every object's TypeMeta (metadata-only, kinds.go)
 }
 
@@ -56,7 +57,7 @@ func newObjectDecoder[T interface {
 		return nil, err
 	}
 	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List",
-		keepKind: keepsKind(T(new(E))), typeMeta: typeMetaOf(opts, T(new(E)))}
+		keepKind: keepsKind(T(new(E))), anyKind: anyKind(opts, T(new(E))), typeMeta: typeMetaOf(opts, T(new(E)))}
 	_, d.fast = any(T(new(E))).(unmarshaler)
 	if opts.ProjectionOf != nil {
 		plan, err := planProjection[T](opts.ProjectionOf)
@@ -219,7 +220,7 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 	if gvk.Version == "" {
 		return nil, fmt.Errorf("object 'apiVersion' is missing in %s", truncate(raw))
 	}
-	if gvk.Kind != wantKind || gvk.GroupVersion().String() != wantVersion {
+	if (gvk.Kind != wantKind && (status || !d.anyKind)) || gvk.GroupVersion().String() != wantVersion {
 		if status {
 			return nil, fmt.Errorf("an ERROR event carries %s %s, not a %s Status", gvk.GroupVersion(), gvk.Kind, statusAPIVersion)
 		}
@@ -288,8 +289,8 @@ func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	if err := unmarshalJSON(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
-	if ok := obj.GetObjectKind(); d.keepKind && ok.GroupVersionKind().Kind == "" {
-		ok.SetGroupVersionKind(d.gvk)
+	if ok := obj.GetObjectKind(); d.keepKind && !d.anyKind && ok.GroupVersionKind().Kind == "" {
+		ok.SetGroupVersionKind(d.gvk) // anyKind: setItemKinds, once the list's kind is known
 	}
 	d.finishJSON(obj, meta, in)
 	return obj, nil

@@ -3,6 +3,7 @@ package restsource
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,7 +25,9 @@ import (
 //     no protobuf encoding), as client-go's dynamic client does; each
 //     object's apiVersion and kind are kept (list items that carry none
 //     get the list's), and the Interner also dedups the keys and the
-//     repeating string values of its maps.
+//     repeating string values of its maps. Without a Kind in
+//     Options.GroupVersionKind any kind of its group version is taken,
+//     as the dynamic client takes it (anyKind).
 
 // typeMetaOf returns the TypeMeta every object a Source of example's type
 // decodes gets, or nil to leave it empty: a metadata-only Source with
@@ -55,8 +58,8 @@ func kindOf(opts Options, example runtime.Object) (schema.GroupVersionKind, erro
 	case *metav1.PartialObjectMetadata:
 		return metadataKind, nil
 	case *unstructured.Unstructured:
-		if opts.GroupVersionKind.Kind == "" || opts.GroupVersionKind.Version == "" {
-			return schema.GroupVersionKind{}, errors.New("restsource: a Source of unstructured.Unstructured needs Options.GroupVersionKind")
+		if opts.GroupVersionKind.Version == "" {
+			return schema.GroupVersionKind{}, errors.New("restsource: a Source of unstructured.Unstructured needs Options.GroupVersionKind (its version at least)")
 		}
 		return opts.GroupVersionKind, nil
 	}
@@ -85,6 +88,43 @@ func acceptHeaders(opts Options, example runtime.Object) (list, watch string) {
 		return a, a
 	}
 	return ContentTypeJSON, ContentTypeJSON
+}
+
+// anyKind says whether a Source of example's type takes objects of any
+// kind of Options.GroupVersionKind's group version: unstructured objects
+// whose kind was not given (the dynamic client knows only the resource).
+// List items without a kind then get the list's kind without its "List"
+// suffix (setItemKinds), as the dynamic client's UnstructuredList gives
+// them.
+func anyKind(opts Options, example runtime.Object) bool {
+	_, ok := example.(*unstructured.Unstructured)
+	return ok && opts.GroupVersionKind.Kind == ""
+}
+
+// listKindOK says whether a list of kind and apiVersion is a list of the
+// decoder's objects.
+func (d *objectDecoder[T, E]) listKindOK(kind, apiVersion []byte) bool {
+	if string(apiVersion) != d.apiVersion {
+		return false
+	}
+	if d.anyKind {
+		return len(kind) > len("List") && strings.HasSuffix(string(kind), "List")
+	}
+	return string(kind) == d.listKind
+}
+
+// setItemKinds gives the items of a list of kind listKind that carry no
+// kind the list's, without "List" (anyKind decoders only).
+func (d *objectDecoder[T, E]) setItemKinds(items []runtime.RawExtension, listKind []byte) {
+	if !d.anyKind {
+		return
+	}
+	gvk := d.gvk.GroupVersion().WithKind(strings.TrimSuffix(string(listKind), "List"))
+	for _, it := range items {
+		if ok := it.Object.GetObjectKind(); ok.GroupVersionKind().Kind == "" {
+			ok.SetGroupVersionKind(gvk)
+		}
+	}
 }
 
 // keepsKind says whether decoded objects of example's type keep their

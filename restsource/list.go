@@ -35,7 +35,7 @@ func (s *Source[T, E]) protobufList(body []byte) (runtime.Object, error) {
 			return nil, fmt.Errorf("decoding a Status: %w", err)
 		}
 		return nil, statusError(st)
-	case string(u.kind) != d.listKind || string(u.apiVersion) != d.apiVersion:
+	case !d.listKindOK(u.kind, u.apiVersion):
 		return nil, fmt.Errorf("expected %s %s, got %s", d.apiVersion, d.listKind, u.describe())
 	}
 	if !d.fast {
@@ -72,7 +72,7 @@ func (s *Source[T, E]) jsonList(body []byte) (runtime.Object, error) {
 		}
 		st.TypeMeta = metav1.TypeMeta{}
 		return nil, statusError(st)
-	case string(l.kind) != d.listKind || string(l.apiVersion) != d.apiVersion:
+	case !d.listKindOK(l.kind, l.apiVersion):
 		return nil, fmt.Errorf("expected %s %s, got %s %s", d.apiVersion, d.listKind, l.apiVersion, l.kind)
 	}
 	list := &metav1.List{}
@@ -85,6 +85,7 @@ func (s *Source[T, E]) jsonList(body []byte) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.setItemKinds(list.Items, l.kind)
 	return list, nil
 }
 

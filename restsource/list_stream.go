@@ -121,7 +121,7 @@ func (s *Source[T, E]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok
 			kind = v
 		}
 		return nil
-	}) != nil || string(kind) != d.listKind || string(apiVersion) != d.apiVersion {
+	}) != nil || !d.listKindOK(kind, apiVersion) {
 		return nil, false, nil
 	}
 	rest := msg[n+m:]
@@ -372,7 +372,7 @@ func (s *Source[T, E]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok boo
 		}
 		st.TypeMeta = metav1.TypeMeta{}
 		return nil, true, statusError(st)
-	case string(l.kind) != d.listKind || string(l.apiVersion) != d.apiVersion:
+	case !d.listKindOK(l.kind, l.apiVersion):
 		return nil, true, fmt.Errorf("expected %s %s, got %s %s", d.apiVersion, d.listKind, l.apiVersion, l.kind)
 	}
 	if err := b.flush(); err != nil {
@@ -385,6 +385,7 @@ func (s *Source[T, E]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok boo
 		}
 	}
 	list.Items = b.items
+	d.setItemKinds(list.Items, l.kind)
 	return list, true, nil
 }
 

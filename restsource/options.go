@@ -28,6 +28,15 @@ type Options struct {
 	// Resource is the plural resource name, e.g. "pods".
 	Resource string
 
+	// GroupVersion, when set (its Version is not empty), is Resource's
+	// group version, for a Client whose base URL does not select one: the
+	// unversioned REST client behind client-go's metadata and dynamic
+	// clients. Requests then go to /api/v1/... (the core group) or
+	// /apis/GROUP/VERSION/... under the client's base URL, as those
+	// clients' own do. Unset, the client's base URL and group version
+	// select the path, as for a clientset's RESTClient.
+	GroupVersion schema.GroupVersion
+
 	// Namespace restricts the source to one namespace; "" means all
 	// namespaces (and is required for cluster-scoped resources).
 	Namespace string
@@ -124,10 +133,12 @@ type Options struct {
 	ProjectionOf k8sruntime.Object
 
 	// GroupVersionKind is the kind of the objects of a Source of
-	// unstructured.Unstructured (required there, unused elsewhere): the
-	// Source lists and watches Resource in JSON, checks that the server's
-	// objects are of this kind, and keeps each object's apiVersion and
-	// kind. A Source of metav1.PartialObjectMetadata needs no kind: it
+	// unstructured.Unstructured (required there, its version at least;
+	// unused elsewhere): the Source lists and watches Resource in JSON,
+	// checks that the server's objects are of this kind, and keeps each
+	// object's apiVersion and kind. Without a Kind, objects of any kind of
+	// its group version are taken, and list items without a kind get the
+	// list's kind without "List", as client-go's dynamic client does. A Source of metav1.PartialObjectMetadata needs no kind: it
 	// asks the server for the metadata of Resource's objects, whatever
 	// their kind (custom resources' too), in protobuf; if
 	// GroupVersionKind is set there, every object's TypeMeta is set to it

@@ -26,6 +26,9 @@ type Source[T interface {
 	opts                    Options
 	dec                     *objectDecoder[T, E]
 	listAccept, watchAccept string // Accept headers (kinds.go)
+	// path is the resource's path segments under the client's base URL
+	// when Options.GroupVersion is set; nil otherwise.
+	path []string
 }
 
 var (
@@ -47,9 +50,27 @@ func New[T interface {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source[T, E]{opts: opts, dec: dec}
+	s := &Source[T, E]{opts: opts, dec: dec, path: resourcePath(opts)}
 	s.listAccept, s.watchAccept = acceptHeaders(opts, T(new(E)))
 	return s, nil
+}
+
+// resourcePath returns the segments of the resource's path for
+// Options.GroupVersion ("api", "v1", "namespaces", ns, "pods"), or nil
+// without it.
+func resourcePath(opts Options) []string {
+	gv := opts.GroupVersion
+	if gv.Version == "" {
+		return nil
+	}
+	p := []string{"api", gv.Version}
+	if gv.Group != "" {
+		p = []string{"apis", gv.Group, gv.Version}
+	}
+	if opts.Namespace != "" {
+		p = append(p, "namespaces", opts.Namespace)
+	}
+	return append(p, opts.Resource)
 }
 
 // listParamsVersion is the version ListOptions are encoded in: query
@@ -71,11 +92,15 @@ func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
 		accept = s.watchAccept
 	}
 	r := s.opts.Client.Get()
-	if s.opts.Namespace != "" {
-		r = r.Namespace(s.opts.Namespace)
+	switch {
+	case s.opts.GroupVersion.Version != "":
+		r = r.AbsPath(s.path...)
+	case s.opts.Namespace != "":
+		r = r.Namespace(s.opts.Namespace).Resource(s.opts.Resource)
+	default:
+		r = r.Resource(s.opts.Resource)
 	}
-	return r.Resource(s.opts.Resource).
-		SpecificallyVersionedParams(&opts, scheme.ParameterCodec, listParamsVersion).
+	return r.SpecificallyVersionedParams(&opts, scheme.ParameterCodec, listParamsVersion).
 		SetHeader("Accept", accept).
 		Timeout(timeout)
 }

@@ -126,16 +126,12 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 	if isNil(rc) {
 		return gvrfactory.Source(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
 	}
-	return b.source(restsource.Options{
-		Client:             rc,
-		Resource:           b.gvr.Resource,
-		Namespace:          namespace,
-		TweakListOptions:   f.tweakListOptions,
-		StripManagedFields: f.memory.StripManagedFields,
-		Interner:           f.memory.Interner,
-		ShareResourceLists: f.memory.ShareResourceLists,
-		ShareRepeated:      f.memory.ShareRepeated,
-	})
+	return b.source(f.memory.Source(restsource.Options{
+		Client:           rc,
+		Resource:         b.gvr.Resource,
+		Namespace:        namespace,
+		TweakListOptions: f.tweakListOptions,
+	}))
 }
 
 // isNil reports whether c is nil or holds a nil pointer.

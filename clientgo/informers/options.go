@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/clientgo/internal/factoryopts"
-	"github.com/listwatch/listwatch/restsource"
 )
 
 // settings is what a factory's options set: client-go's, and the memory
@@ -70,37 +69,16 @@ func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
 // MemoryOptions are the restsource memory options (restsource.Options'
 // fields of the same names) with which the factory's informers of
 // built-in types decode what they list and watch. The zero value turns
-// them all off; the default is DefaultMemoryOptions.
-type MemoryOptions struct {
-	// StripManagedFields leaves every object's metadata.managedFields out
-	// while decoding: cached objects have none, as after client-go's
-	// informer with a transform that strips them (controller-runtime's
-	// TransformStripManagedFields).
-	StripManagedFields bool
-	// Interner deduplicates the strings that repeat across the cached
-	// objects; nil means none. One Interner may serve several factories.
-	Interner *restsource.Interner
-	// ShareResourceLists, with an Interner, makes equal ResourceLists
-	// (containers' requests and limits) of different objects one map:
-	// cached objects' ResourceLists must then never be modified in place.
-	ShareResourceLists bool
-	// ShareRepeated, with an Interner, makes the parts that repeat across
-	// objects (labels, annotations, owner references, a pod's container
-	// specs, env, volumes, tolerations, ...) one copy, decoded once
-	// (restsource.Options.ShareRepeated); it implies ShareResourceLists.
-	// Cached objects are read-only anyway, as with client-go: with it,
-	// modifying one in place without DeepCopy changes other objects too.
-	ShareRepeated bool
-}
+// them all off; the default is DefaultMemoryOptions. The same type serves
+// the metadatainformer and dynamicinformer factories.
+type MemoryOptions = factoryopts.MemoryOptions
 
 // DefaultMemoryOptions are the memory options of a factory built without
 // WithMemoryOptions: managedFields stripped while decoding, an Interner of
 // restsource's default size (a new one for each factory) and the parts
 // that repeat shared (ShareRepeated): listwatch's recommended options for
 // whole objects.
-func DefaultMemoryOptions() MemoryOptions {
-	return MemoryOptions{StripManagedFields: true, Interner: restsource.NewInterner(0), ShareResourceLists: true, ShareRepeated: true}
-}
+func DefaultMemoryOptions() MemoryOptions { return factoryopts.DefaultMemoryOptions() }
 
 // WithMemoryOptions sets the memory options of the factory's informers of
 // built-in types (those it builds itself; see the package doc). To turn

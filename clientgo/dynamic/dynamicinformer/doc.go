@@ -6,15 +6,23 @@
 // and its informers are listwatch's.
 //
 // The constructors are listwatch's (NewDynamicSharedInformerFactory,
-// NewFilteredDynamicSharedInformerFactory, NewFilteredDynamicInformer):
+// NewFilteredDynamicSharedInformerFactory, NewFilteredDynamicInformer, and
+// listwatch's own NewFilteredDynamicSharedInformerFactoryWithMemoryOptions):
 // each informer is the drop-in of clientgo/tools/cache (handlers called in
-// order, tombstones, client-go's indexer interface) listing and watching
-// through the dynamic client, as client-go's does, with the factory's
+// order, tombstones, client-go's indexer interface) with the factory's
 // namespace and tweak and a namespace index; its lister is client-go's
-// dynamiclister over its cache. The objects are decoded by the dynamic
-// client (restsource does not decode unstructured objects), so the memory
-// options of clientgo/informers do not apply; a transform set with the
-// informer's SetTransform does. The other names of the package are
+// dynamiclister over its cache. Given the client dynamic.NewForConfig
+// returns, the informers list and watch with restsource (JSON, as the
+// dynamic client) through that client's own REST client, and decode with
+// the memory options (DefaultMemoryOptions unless given: managedFields cut
+// from the bytes before decoding, the keys and repeating strings of every
+// object's maps interned); any kind of the resource's group version is
+// taken, as by the dynamic client. Any other dynamic.Interface (client-go's
+// fake, a wrapper) cannot be seen into: its informers list and watch
+// through it, with client-go's decoding, and the constructor says so in
+// one log line. A transform set with the informer's SetTransform runs once
+// on each decoded object. The cached objects equal client-go's (the
+// managedFields apart when stripped). The other names of the package are
 // client-go's, re-exported by zz_generated.reexport.go (its header lists
 // which are listwatch's).
 //

@@ -1,9 +1,12 @@
 // Package gvrfactory is the shared informer factory keyed by resource that
 // the drop-in dynamicinformer and metadatainformer factories both are:
 // informers handed out by GroupVersionResource, started together, awaited
-// together, shut down together, with client-go's semantics for each. Source
-// is the list and watch of a client that all three drop-in factories build
-// their informers on when they do not use restsource.
+// together, shut down together, with client-go's semantics for each.
+// Each informer lists and watches ([ListerWatcher]) with restsource over the client's own
+// REST client ([RESTClientOf] reads it out of client-go's metadata and
+// dynamic clients), or, for a client it cannot see into, over the client
+// itself ([Source], which the typed drop-in factory uses too on a fake
+// clientset).
 //
 // # Concurrency
 //
@@ -14,7 +17,10 @@
 //
 // The tests drive a Factory over informers built on fake.Server: sharing,
 // Start after Start and after Shutdown, and WaitForCacheSync with an
-// informer that cannot sync.
+// informer that cannot sync. TestRESTClientOf pins what RESTClientOf reads
+// of client-go's clients; TestRealAPIServer runs the metadata and dynamic
+// drop-in factories beside client-go's on a real kube-apiserver and
+// requires equal caches.
 package gvrfactory
 
 import (
@@ -27,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // Factory hands out one informer per resource, built by its build
@@ -155,3 +162,18 @@ func (g *Generic) Informer() cache.SharedIndexInformer { return g.Inf }
 
 // Lister implements informers.GenericInformer.
 func (g *Generic) Lister() cache.GenericLister { return g.NewLister(g.Inf.GetIndexer()) }
+
+// ListerWatcher returns what an informer lists and watches through: the
+// Source restsource builds over rest, when rest is not nil; otherwise, or
+// when restsource refuses (which it does only for options it validates,
+// all set by the caller), through the client.
+func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, error), client func() cache.ListerWatcher) cache.ListerWatcher {
+	if rest != nil {
+		src, err := restsource(rest)
+		if err == nil {
+			return src
+		}
+		klog.Background().Error(err, "building the restsource Source; the informer lists and watches through the client")
+	}
+	return client()
+}

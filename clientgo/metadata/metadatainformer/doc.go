@@ -7,14 +7,24 @@
 //
 // The constructors and WithTransform are listwatch's: each informer is the
 // drop-in of clientgo/tools/cache (handlers called in order, tombstones,
-// client-go's indexer interface) listing and watching through the metadata
-// client, as client-go's does, with the factory's namespace, tweak and
+// client-go's indexer interface) with the factory's namespace, tweak and
 // transform and a namespace index; its lister is client-go's
-// metadatalister over its cache. The objects are decoded by the metadata
-// client (restsource does not decode PartialObjectMetadata), so the memory
-// options of clientgo/informers do not apply. The other names of the
-// package are client-go's, re-exported by zz_generated.reexport.go (its
-// header lists which are listwatch's).
+// metadatalister over its cache. Given the client metadata.NewForConfig
+// (or NewForConfigAndClient) returns, the informers list and watch with
+// restsource through that client's own REST client (same server,
+// transport, credentials and rate limiter), asking for the same
+// PartialObjectMetadata in protobuf, and decode with the factory's
+// MemoryOptions (DefaultMemoryOptions unless WithMemoryOptions says
+// otherwise: managedFields stripped while decoding, the strings, label
+// and annotation maps and owner references that repeat shared). The
+// transform then runs once on each decoded object: nothing is decoded
+// twice. Any other metadata.Interface (client-go's fake, a wrapper)
+// cannot be seen into: its informers list and watch through it, with
+// client-go's decoding, and the constructor says so in one log line.
+// The cached objects equal client-go's (after the same transform; the
+// managedFields apart when stripped). The other names of the package are
+// client-go's, re-exported by zz_generated.reexport.go (its header lists
+// which are listwatch's).
 //
 // Options must be this package's: client-go's SharedInformerOption is a
 // function over client-go's own factory, which this package cannot read.
@@ -47,7 +57,9 @@
 // # Testing
 //
 // The tests run the factory on client-go's fake metadata client, with this
-// package's option and with client-go's. hack/peer's client-go-rewritten
+// package's option and with client-go's; clientgo/internal/gvrfactory's
+// TestRealAPIServer runs it beside client-go's factory on a real
+// kube-apiserver and requires equal caches. hack/peer's client-go-rewritten
 // suite (make peer) runs client-go's own tests of this package against it,
 // with only their import paths rewritten; hack/peer/known-failures.txt
 // lists the one that fails by a deliberate difference (a streaming list's
