@@ -35,3 +35,13 @@ func (s *Server) config(token string) *rest.Config {
 		UserAgent:       "listwatch-testapiserver",
 	}
 }
+
+// ServiceAccountKeyFile returns the PEM file of the private key the
+// apiserver verifies service-account tokens with (--service-account-key-file
+// takes its public half): a kube-controller-manager signing tokens for this
+// server is given it as --service-account-private-key-file.
+func (s *Server) ServiceAccountKeyFile() string { return s.creds.saKeyFile }
+
+// CAFile returns a PEM file holding the apiserver's serving certificate
+// and the CA that signed it (a kube-controller-manager's --root-ca-file).
+func (s *Server) CAFile() string { return servingCertFile(s.workDir) }
