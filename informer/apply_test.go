@@ -29,6 +29,8 @@ import (
 //	                            applies a popped batch: prints the
 //	                            notifications in order, then the store
 //
+// The store prints "(at rv)" when it has a resource version.
+//
 // Every object is in namespace "ns"; keys are "ns/name".
 func TestApplyScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata/apply", func(t *testing.T, path string) {
@@ -45,10 +47,14 @@ func TestApplyScenarios(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				// The scripts start from a store that has no resource
+				// version yet, only objects.
+				st.Write(func(tx *store.Tx[*corev1.ConfigMap]) { tx.SetResourceVersion("") })
 				return dumpStore(st)
 			case "apply":
 				var out strings.Builder
-				a := applier[*corev1.ConfigMap]{initial: td.HasArg("initial"), tellUnknownDeletes: td.HasArg("in-order")}
+				inOrder := td.HasArg("in-order")
+				a := applier[*corev1.ConfigMap]{initial: td.HasArg("initial"), tellUnknownDeletes: inOrder, rvPerEvent: inOrder}
 				st.Write(func(tx *store.Tx[*corev1.ConfigMap]) {
 					for _, line := range lines(td.Input) {
 						it := scriptItem(t, line)
@@ -70,7 +76,7 @@ func TestApplyScenarios(t *testing.T) {
 			case "apply-batch":
 				var out strings.Builder
 				inOrder := td.HasArg("in-order")
-				a := applier[*corev1.ConfigMap]{tellUnknownDeletes: inOrder, deletionsFirst: inOrder}
+				a := applier[*corev1.ConfigMap]{tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder}
 				var items []deltafifo.Item[*corev1.ConfigMap]
 				for _, line := range lines(td.Input) {
 					items = append(items, scriptItem(t, line))
@@ -169,7 +175,11 @@ func dumpStore(st *store.Store[*corev1.ConfigMap]) string {
 		o, _ := st.GetByKey(key)
 		objs = append(objs, o.Name+"@"+o.ResourceVersion)
 	}
-	return "store: " + strings.Join(objs, " ") + "\n"
+	out := "store: " + strings.Join(objs, " ")
+	if rv := st.Reader().LastSyncResourceVersion(); rv != "" {
+		out += " (at " + rv + ")"
+	}
+	return out + "\n"
 }
 
 func sortedKeys(st *store.Store[*corev1.ConfigMap]) []string {

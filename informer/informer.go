@@ -232,9 +232,14 @@ func (inf *Informer[T]) HasSynced() bool {
 	return inf.initialDone
 }
 
-// LastSyncResourceVersion is the resource version the cache reflects: that
-// of the last list, event or bookmark applied to it, in order (see
-// [Informer.WaitForResourceVersion]). It is the store's, so
+// LastSyncResourceVersion is the resource version the cache reflects:
+// every write of the server up to it has been applied (see
+// [Informer.WaitForResourceVersion]). With [Options.OrderedQueue] it moves
+// with every watch event applied, as client-go's store's does (controllers
+// that check they read their own writes compare with it); otherwise with a
+// list's end, a bookmark, and the batch that empties the queue, since a
+// coalesced key may be applied before an older write of another key. It
+// is the store's, so
 // Reader().LastSyncResourceVersion() and the drop-in's
 // GetIndexer().LastStoreSyncResourceVersion() say the same. The reflector's
 // Status().LastSyncResourceVersion is the last one it handed over, which

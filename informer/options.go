@@ -50,7 +50,9 @@ type Options[T store.Object] struct {
 	// OrderedQueue makes the queue between the reflector and the store
 	// deliver every event in arrival order (client-go's RealFIFO) instead
 	// of coalescing per key (client-go's DeltaFIFO). It is independent of
-	// how handlers are called (Delivery, DeliveryMode).
+	// how handlers are called (Delivery, DeliveryMode); it also lets the
+	// cache's resource version move with every event
+	// ([Informer.LastSyncResourceVersion]).
 	OrderedQueue bool
 	// AtomicRelists makes every list, the first and each relist, reach the
 	// cache in one store transaction: readers see the old content or the

@@ -28,7 +28,7 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 	defer inf.mu.Unlock()
 	var firstErr error
 	inOrder := inf.opts.OrderedQueue
-	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder}
+	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder}
 	inf.store.Write(func(tx *store.Tx[T]) {
 		a.batch(tx, items, func(err error, key string) {
 			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key)
@@ -74,9 +74,17 @@ type applier[T store.Object] struct {
 	// whole list is in one batch; a list spanning batches can only know
 	// them at its end.
 	deletionsFirst bool
+	// rvPerEvent (in-order delivery): each watch event applied outside a
+	// list brings the store to its object's resource version, as client-go's
+	// store records it, since the FIFO hands the events over in the order
+	// the server wrote them; otherwise only a ListProgress item does (a
+	// coalesced key may be applied before an older write of another key).
+	// Controllers that check they read their own writes (v1.37's
+	// consistency stores) compare with it.
+	rvPerEvent bool
 	// rv is the resource version the batch brings the store to (its
-	// ListProgress item), recorded in the batch's transaction; "" when it
-	// has none.
+	// ListProgress item or, with rvPerEvent, its last event), recorded in
+	// the batch's transaction; "" when it has none.
 	rv string
 }
 
@@ -160,7 +168,33 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 			a.syncs = a.syncs || n.kind == noteResynced
 		}
 	}
+	if a.rvPerEvent && !tx.Replacing() {
+		a.advance(tx, it.Deltas)
+	}
 	return firstErr
+}
+
+// advance records the resource version of the last watch event of deltas
+// as the store's, when it is a number past the store's. A list's objects
+// (Replaced, or deleted with FinalStateUnknown), whose versions come in
+// no order, a resync's cached object, and anything not a number leave it
+// alone.
+func (a *applier[T]) advance(tx *store.Tx[T], deltas []deltafifo.Delta[T]) {
+	for j := len(deltas) - 1; j >= 0; j-- {
+		d := &deltas[j]
+		watched := d.Type == deltafifo.Added || d.Type == deltafifo.Updated || (d.Type == deltafifo.Deleted && !d.FinalStateUnknown)
+		if !watched || nilcheck.Is(d.Object) {
+			continue
+		}
+		rv := d.Object.GetResourceVersion()
+		n, ok := resourceversion.Parse(rv)
+		if cur, curOK := resourceversion.Parse(tx.ResourceVersion()); !ok || (curOK && n <= cur) {
+			return
+		}
+		tx.SetResourceVersion(rv)
+		a.rv = rv
+		return
+	}
 }
 
 // observeProcessing reports the time since start, when the batch has been
