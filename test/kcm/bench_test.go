@@ -3,6 +3,7 @@ package kcm
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +15,8 @@ import (
 // in a process of its own against a server of its own, in KCM_ROUNDS
 // rounds (default 3) that alternate the order of the builds, and reports
 // the medians of each figure and listwatch's ÷ stock's; KCM_OUT names a
-// file for the markdown table. States are compared as in
+// file for the markdown table, KCM_PROFILES a directory for each run's heap
+// profiles (Options.Profiles; a subdirectory per round). States are compared as in
 // TestControllerManager, each round.
 //
 //	go test -run '^$' -bench ControllerManager -benchtime 1x -timeout 6h ./test/kcm/
@@ -44,7 +46,14 @@ func BenchmarkControllerManager(b *testing.B) {
 		got := map[Build]Result{}
 		for _, build := range order {
 			b.Run(fmt.Sprintf("round%d/%s", round, build), func(b *testing.B) {
-				res, err := Run(b.Context(), b, build, Options{Bins: bins, Size: size, QPS: qps, Logf: b.Logf})
+				opts := Options{Bins: bins, Size: size, QPS: qps, Logf: b.Logf}
+				if dir := os.Getenv("KCM_PROFILES"); dir != "" {
+					opts.Profiles = filepath.Join(dir, fmt.Sprintf("round%d", round))
+					if err := os.MkdirAll(opts.Profiles, 0o755); err != nil {
+						b.Fatal(err)
+					}
+				}
+				res, err := Run(b.Context(), b, build, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

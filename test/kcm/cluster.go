@@ -77,15 +77,25 @@ func writeNamespace(ctx context.Context, cs kubernetes.Interface, dyn dynamic.In
 		Labels: map[string]string{"team": ns, "env": "prod"}}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "quota", Namespace: ns},
+	// Two quotas, as a platform team writes them: object counts, and
+	// compute for the pods that do not terminate by themselves (a
+	// CronJob's pods have a deadline, so they come and go with the clock
+	// without moving the compute quota that the runs compare).
+	counts := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "quota", Namespace: ns},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
-			"pods": resource.MustParse("10000"), "count/configmaps": resource.MustParse("10000"),
-			"count/secrets": resource.MustParse("10000"), "services": resource.MustParse("1000"),
-			"count/deployments.apps": resource.MustParse("1000"), "count/jobs.batch": resource.MustParse("1000"),
-			"requests.cpu": resource.MustParse("1000"), "requests.memory": resource.MustParse("10Ti"),
+			"count/configmaps": resource.MustParse("10000"), "count/secrets": resource.MustParse("10000"),
+			"services": resource.MustParse("1000"), "count/deployments.apps": resource.MustParse("1000"),
+			"count/jobs.batch": resource.MustParse("1000"),
 		}}}
-	if _, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, quota, metav1.CreateOptions{}); err != nil {
-		return err
+	compute := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "compute", Namespace: ns},
+		Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeNotTerminating},
+			Hard: corev1.ResourceList{
+				"pods": resource.MustParse("10000"), "requests.cpu": resource.MustParse("1000"), "requests.memory": resource.MustParse("10Ti"),
+			}}}
+	for _, q := range []*corev1.ResourceQuota{counts, compute} {
+		if _, err := cs.CoreV1().ResourceQuotas(ns).Create(ctx, q, metav1.CreateOptions{}); err != nil {
+			return err
+		}
 	}
 	for i := range s.ConfigMaps {
 		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, i), metav1.CreateOptions{FieldManager: "helm"}); err != nil {
@@ -138,6 +148,7 @@ func writeNamespace(ctx context.Context, cs kubernetes.Interface, dyn dynamic.In
 				SuccessfulJobsHistoryLimit: ptr.To[int32](1), FailedJobsHistoryLimit: ptr.To[int32](1),
 				JobTemplate: batchv1.JobTemplateSpec{Spec: job(ns, "report", 1).Spec}}}
 		cj.Spec.JobTemplate.Spec.Selector, cj.Spec.JobTemplate.Spec.Template.Labels = nil, map[string]string{"app.kubernetes.io/name": "report"}
+		cj.Spec.JobTemplate.Spec.Template.Spec.ActiveDeadlineSeconds = ptr.To[int64](3600) // outside the compute quota
 		if _, err := cs.BatchV1().CronJobs(ns).Create(ctx, cj, metav1.CreateOptions{FieldManager: "helm"}); err != nil {
 			return err
 		}

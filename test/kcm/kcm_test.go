@@ -1,6 +1,8 @@
 package kcm
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -46,4 +48,46 @@ func TestControllerManager(t *testing.T) {
 	}
 	t.Logf("stock: available %v, collected %v, namespace gone %v; listwatch: %v, %v, %v",
 		stock.Available, stock.Collected, stock.NamespaceGone, lw.Available, lw.Collected, lw.NamespaceGone)
+}
+
+// TestForbiddenResource runs both builds through the initial sync as a user
+// that may not list or watch the custom resource (403, as for a resource a
+// cluster's RBAC keeps from the controller manager): the metadata-only
+// informers of the garbage collector and the quota controller fail their
+// lists, and each build must keep running, log the refusal, converge every
+// workload and leave the server in the same state as the other, with no
+// other error line than stock's.
+func TestForbiddenResource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real kube-apiserver and kube-controller-manager: skipped under -short")
+	}
+	bins, err := Binaries(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[Build]Result{}
+	for _, b := range []Build{Stock, Listwatch} {
+		t.Run(string(b), func(t *testing.T) {
+			res, err := Run(t.Context(), t, b, Options{Bins: bins, Size: Small, Logf: t.Logf, Forbidden: &Widgets, Until: "synced"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := slices.IndexFunc(res.Errors, func(l string) bool { return strings.Contains(l, "widgets") && strings.Contains(l, "forbidden") })
+			if refused < 0 {
+				t.Errorf("no error line says that listing widgets is forbidden; errors:\n%s", joinLines(res.Errors))
+			}
+			results[b] = res
+		})
+	}
+	stock, lw := results[Stock], results[Listwatch]
+	if len(stock.States) != 1 || len(lw.States) != 1 {
+		t.Fatal("a run did not finish")
+	}
+	if d := stock.States["synced"].Diff(lw.States["synced"]); d != nil {
+		t.Errorf("after the initial sync the server's state differs (- stock, + listwatch):\n%s", joinLines(d))
+	}
+	isRefusal := func(l string) bool { return strings.Contains(l, "widgets") }
+	if extra := slices.DeleteFunc(missingFrom(lw.Errors, stock.Errors), isRefusal); len(extra) > 0 {
+		t.Errorf("listwatch's log has errors the stock build's has not:\n%s", joinLines(extra))
+	}
 }

@@ -180,6 +180,19 @@ func (c *controllerManager) usage(ctx context.Context) (Usage, error) {
 	return u, err
 }
 
+// saveHeap writes c's heap profile, after a collection, to dir/name; an
+// empty dir saves nothing.
+func (c *controllerManager) saveHeap(ctx context.Context, dir, name string) error {
+	if dir == "" {
+		return nil
+	}
+	body, err := c.get(ctx, "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+}
+
 // rss reads a process's VmRSS.
 func rss(pid int) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
@@ -241,17 +254,44 @@ var (
 	// file:line].
 	klogHeader = regexp.MustCompile(`^([IWEF])\d{4} [\d:.]+\s+\d+ ([^\]]+)\] `)
 	// generated matches what differs from run to run in a message: the
-	// random suffixes of generated names, UIDs, resource versions, IPs,
-	// times and other numbers.
-	generated = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|-[b-df-hj-np-tv-z2-9]{5}\b|-[0-9a-f]{8,10}\b|\d+(\.\d+)*`)
+	// random suffixes of generated names, UIDs, hashes, resource
+	// versions, IPs, times and other numbers.
+	generated = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|-[b-df-hj-np-tv-z2-9]{5}\b|-[0-9a-f]{8,10}\b|\d+(\.\d+)*`)
 )
 
+// timing are the errors whose appearance depends on the timing of a run
+// rather than on what the controllers do, each with the one line
+// errorLines gives every error it matches, whichever controller, object
+// or resource it names: a controller requeues an object because its
+// informer has not yet seen the controller's own last write (v1.37's
+// read-your-writes check), a write loses a race for an object
+// (optimistic concurrency; the writer retries), or a controller writes
+// into a namespace that is being deleted (refused; the namespace
+// controller deletes what is there).
+var timing = []timingClass{
+	{regexp.MustCompile(`read version: \d+ is not as new as written version: \d+`), Behind},
+	{regexp.MustCompile(`Operation cannot be fulfilled on [^ ]+ "[^"]*": the object has been modified`),
+		"E (any controller)] Operation cannot be fulfilled: the object has been modified (a lost race, retried)"},
+	{regexp.MustCompile(`unable to create new content in namespace [^ ]+ because it is being terminated`),
+		"E (any controller)] unable to create new content in a namespace being terminated"},
+}
+
+type timingClass struct {
+	re   *regexp.Regexp
+	line string
+}
+
+// Behind is the line errorLines gives every requeue because a cache was
+// behind the controller's own write.
+const Behind = "E (any controller)] read version is not as new as written version: a cache behind the controller's own write, requeued"
+
 // errorLines returns the distinct error lines (severity E or F) of the
-// log at path, with what differs from run to run replaced by "#".
-func errorLines(path string) ([]string, error) {
+// log at path, with what differs from run to run replaced by "#", and how
+// many of them were Behind.
+func errorLines(path string) (lines []string, behinds int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	seen := map[string]bool{}
@@ -263,6 +303,13 @@ func errorLines(path string) ([]string, error) {
 			continue
 		}
 		msg := sc.Text()[len(m[0]):]
+		if i := slices.IndexFunc(timing, func(c timingClass) bool { return c.re.MatchString(msg) }); i >= 0 {
+			seen[timing[i].line] = true
+			if timing[i].line == Behind {
+				behinds++
+			}
+			continue
+		}
 		if len(msg) > 400 {
 			msg = msg[:400]
 		}
@@ -273,7 +320,7 @@ func errorLines(path string) ([]string, error) {
 		out = append(out, l)
 	}
 	slices.Sort(out)
-	return out, sc.Err()
+	return out, behinds, sc.Err()
 }
 
 func writeKubeconfig(cfg *rest.Config, path string) error {

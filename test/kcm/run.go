@@ -15,9 +15,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -79,8 +81,10 @@ type Result struct {
 	// had converged, ChurnCPU the CPU of the churn.
 	Synced, End       Usage
 	SyncCPU, ChurnCPU time.Duration
-	// Errors are the distinct error lines of its log (errorLines).
-	Errors []string
+	// Errors are the distinct error lines of its log (errorLines);
+	// Behinds counts its errors of the class Behind.
+	Errors  []string
+	Behinds int
 	// AgentFailures counts the agent's writes that failed.
 	AgentFailures int64
 	// Log is the controller manager's log file.
@@ -98,6 +102,17 @@ type Options struct {
 	QPS int
 	// Logf reports progress.
 	Logf func(format string, args ...any)
+	// Forbidden, when set, is a resource the controller manager may not
+	// list or watch: it runs as testapiserver.UnprivilegedUser with every
+	// other right (forbid), and its informers for the resource get 403.
+	Forbidden *schema.GroupVersionResource
+	// Profiles, when set, is a directory where Run saves the controller
+	// manager's heap profile after the initial sync and at the end of the
+	// churn (<build>-synced.heap, <build>-end.heap; go tool pprof reads them).
+	Profiles string
+	// Until "synced" stops Run after the initial sync (with the process
+	// still answering /healthz); "" takes the build through every phase.
+	Until string
 }
 
 // Run starts kube-apiserver and etcd (the harness's release), writes the
@@ -107,8 +122,8 @@ type Options struct {
 // a third of them and every Job deleted, their dependents left to the
 // garbage collector; the last namespace deleted. tb owns the servers and
 // the temporary directory.
-func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Result, error) {
-	res := Result{Build: b, States: map[string]State{}}
+func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (res Result, err error) {
+	res = Result{Build: b, States: map[string]State{}}
 	if opts.QPS == 0 {
 		opts.QPS = 200
 	}
@@ -117,13 +132,18 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 		logf = func(string, ...any) {}
 	}
 	// v1.37 refuses a loopback advertise address with the endpoint
-	// reconciler (the kubernetes Service's endpoints) on.
-	srv, err := testapiserver.Start(ctx, tb, testapiserver.Options{BinDir: opts.Bins, ExtraAPIServerArgs: []string{"--endpoint-reconciler-type=none"}})
+	// reconciler (the kubernetes Service's endpoints) on; the full size
+	// has more Services than testapiserver's /24 has addresses.
+	srv, err := testapiserver.Start(ctx, tb, testapiserver.Options{BinDir: opts.Bins,
+		ExtraAPIServerArgs: []string{"--endpoint-reconciler-type=none", "--service-cluster-ip-range=10.0.0.0/16"}})
 	if err != nil {
 		return res, err
 	}
 	cfg := srv.AdminConfig()
 	cfg.UserAgent = "kcm-harness"
+	// The TLS Secrets' certificates are placeholders: the server's warning
+	// about each one is noise.
+	cfg.WarningHandler = rest.NoWarnings{}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return res, err
@@ -147,15 +167,23 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 	wg.Go(func() { ag.run(agentCtx, 16) })
 	defer func() { stopAgent(); wg.Wait(); res.AgentFailures = ag.failures.Load() }()
 
+	cmCfg := cfg
+	if opts.Forbidden != nil {
+		if err := forbid(ctx, cs, *opts.Forbidden); err != nil {
+			return res, fmt.Errorf("forbidding %s: %w", opts.Forbidden, err)
+		}
+		cmCfg = srv.UnprivilegedConfig()
+	}
 	dir := tb.TempDir()
-	cm, err := startControllerManager(opts.Bins, b, cfg, srv.ServiceAccountKeyFile(), srv.CAFile(), dir, opts.QPS)
+	cm, err := startControllerManager(opts.Bins, b, cmCfg, srv.ServiceAccountKeyFile(), srv.CAFile(), dir, opts.QPS)
 	if err != nil {
 		return res, err
 	}
 	res.Log = cm.logPath
 	defer func() {
 		cm.stop()
-		res.Errors, _ = errorLines(cm.logPath)
+		res.Errors, res.Behinds, _ = errorLines(cm.logPath)
+		logf("%s: %d distinct error lines, %d requeues because a cache was behind the controller's own write", b, len(res.Errors), res.Behinds)
 	}()
 	started := time.Now()
 	if err := cm.waitHealthy(ctx, 2*time.Minute); err != nil {
@@ -166,21 +194,31 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 		namespaces[i] = Namespace(i)
 	}
 	timeout := 5*time.Minute + time.Duration(opts.Size.Pods())*20*time.Millisecond
+	// With a resource it may not list, the quota controller (stock's as
+	// listwatch's) times out waiting for its monitors and computes no
+	// usage: the quotas are not waited for.
+	quota := opts.Forbidden == nil
 	if err := waitFor(ctx, timeout, func() (bool, error) { return deploymentsAvailable(ctx, cs, namespaces) }); err != nil {
 		return res, fmt.Errorf("initial sync: %w; log tail:\n%s", err, cm.logTail(20))
 	}
 	res.Available = time.Since(started)
-	if err := converge(ctx, cs, namespaces, timeout); err != nil {
+	if err := converge(ctx, cs, namespaces, timeout, quota); err != nil {
 		return res, fmt.Errorf("initial sync: %w; log tail:\n%s", err, cm.logTail(20))
 	}
 	if res.Synced, err = cm.usage(ctx); err != nil {
 		return res, err
 	}
 	res.SyncCPU = res.Synced.CPU
+	if err := cm.saveHeap(ctx, opts.Profiles, string(b)+"-synced.heap"); err != nil {
+		return res, err
+	}
 	logf("%s: every Deployment available %v after the start, every workload converged %v after the start; heap %d MiB, RSS %d MiB, CPU %v", b, res.Available.Round(time.Millisecond), time.Since(started).Round(time.Millisecond),
 		res.Synced.HeapBytes>>20, res.Synced.RSSBytes>>20, res.SyncCPU)
 	if res.States["synced"], err = snapshot(ctx, cs, dyn, namespaces); err != nil {
 		return res, err
+	}
+	if opts.Until == "synced" {
+		return res, cm.waitHealthy(ctx, time.Minute)
 	}
 
 	// Scale every Deployment: the even ones up by half, the odd ones down
@@ -196,7 +234,7 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 			}
 		}
 	}
-	if err := converge(ctx, cs, namespaces, timeout); err != nil {
+	if err := converge(ctx, cs, namespaces, timeout, quota); err != nil {
 		return res, fmt.Errorf("after scaling: %w", err)
 	}
 	if res.States["scaled"], err = snapshot(ctx, cs, dyn, namespaces); err != nil {
@@ -224,7 +262,7 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 		return res, fmt.Errorf("garbage collection: %w", err)
 	}
 	res.Collected = time.Since(deleted)
-	if err := converge(ctx, cs, namespaces, timeout); err != nil {
+	if err := converge(ctx, cs, namespaces, timeout, quota); err != nil {
 		return res, fmt.Errorf("after the garbage collection: %w", err)
 	}
 	if res.States["collected"], err = snapshot(ctx, cs, dyn, namespaces); err != nil {
@@ -245,7 +283,7 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 	}
 	res.NamespaceGone = time.Since(deleted)
 	namespaces = namespaces[:len(namespaces)-1]
-	if err := converge(ctx, cs, namespaces, timeout); err != nil {
+	if err := converge(ctx, cs, namespaces, timeout, quota); err != nil {
 		return res, fmt.Errorf("after deleting a namespace: %w", err)
 	}
 	if res.States["namespace deleted"], err = snapshot(ctx, cs, dyn, namespaces); err != nil {
@@ -255,6 +293,9 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (Resul
 		return res, err
 	}
 	res.ChurnCPU = res.End.CPU - res.SyncCPU
+	if err := cm.saveHeap(ctx, opts.Profiles, string(b)+"-end.heap"); err != nil {
+		return res, err
+	}
 	logf("%s: namespace %s gone %v after its deletion; heap %d MiB, RSS %d MiB, churn CPU %v", b, last, res.NamespaceGone.Round(time.Millisecond),
 		res.End.HeapBytes>>20, res.End.RSSBytes>>20, res.ChurnCPU)
 	return res, nil
@@ -284,11 +325,13 @@ func waitFor(ctx context.Context, timeout time.Duration, done func() (bool, erro
 
 // converge waits until every workload in namespaces has converged
 // (convergedIn).
-func converge(ctx context.Context, cs kubernetes.Interface, namespaces []string, timeout time.Duration) error {
+// converge waits until the workloads of every namespace have converged
+// (convergedIn); quota false leaves the ResourceQuotas out.
+func converge(ctx context.Context, cs kubernetes.Interface, namespaces []string, timeout time.Duration, quota bool) error {
 	var why string
 	err := waitFor(ctx, timeout, func() (bool, error) {
 		for _, ns := range namespaces {
-			w, err := convergedIn(ctx, cs, ns)
+			w, err := convergedIn(ctx, cs, ns, quota)
 			if err != nil {
 				return false, err
 			}
@@ -309,8 +352,8 @@ func converge(ctx context.Context, cs kubernetes.Interface, namespaces []string,
 // replicas, updated and available, and no other pods; every StatefulSet
 // is ready; every Job not of a CronJob is complete; every Deployment's
 // Service has an endpoint per replica, ready; every PodDisruptionBudget
-// counts its pods; the ResourceQuota has been computed.
-func convergedIn(ctx context.Context, cs kubernetes.Interface, ns string) (string, error) {
+// counts its pods; when quota, the ResourceQuotas have been computed.
+func convergedIn(ctx context.Context, cs kubernetes.Interface, ns string, quota bool) (string, error) {
 	deps, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", err
@@ -392,24 +435,30 @@ func convergedIn(ctx context.Context, cs kubernetes.Interface, ns string) (strin
 			return fmt.Sprintf("%s/%s: no Job of the CronJob has succeeded yet", ns, cj.Name), nil
 		}
 	}
+	if !quota {
+		return "", nil
+	}
 	return quotaConverged(ctx, cs, ns, pods.Items)
 }
 
-// quotaConverged says whether the ResourceQuota of ns counts what the
-// namespace holds: its pods' CPU requests (those not terminated), its
-// ConfigMaps, Secrets and Services.
+// quotaConverged says whether the ResourceQuotas of ns count what the
+// namespace holds: the pods in the compute quota's scope (not terminated,
+// no deadline) and their CPU requests, its ConfigMaps, Secrets and
+// Services.
 func quotaConverged(ctx context.Context, cs kubernetes.Interface, ns string, pods []corev1.Pod) (string, error) {
 	want := corev1.ResourceList{}
-	cpu := resource.Quantity{}
+	cpu, n := resource.Quantity{}, 0
 	for _, p := range pods {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.Spec.ActiveDeadlineSeconds != nil {
 			continue
 		}
+		n++
 		for _, c := range p.Spec.Containers {
 			cpu.Add(c.Resources.Requests[corev1.ResourceCPU])
 		}
 	}
 	want["requests.cpu"] = cpu
+	want["pods"] = *resource.NewQuantity(int64(n), resource.DecimalSI)
 	cms, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", err
@@ -431,6 +480,9 @@ func quotaConverged(ctx context.Context, cs kubernetes.Interface, ns string, pod
 	}
 	for _, q := range quotas.Items {
 		for r, w := range want {
+			if _, counted := q.Spec.Hard[r]; !counted {
+				continue
+			}
 			if got, ok := q.Status.Used[r]; !ok || got.Cmp(w) != 0 {
 				return fmt.Sprintf("%s/%s: quota uses %s %v, the namespace %s", ns, q.Name, r, got.String(), w.String()), nil
 			}

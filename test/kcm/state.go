@@ -142,8 +142,8 @@ func snapshot(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interfac
 		for _, q := range quotas.Items {
 			var used []string
 			for _, r := range sortedKeys(q.Status.Used) {
-				if r == "pods" || r == "count/jobs.batch" {
-					continue // CronJobs' Jobs and their pods come and go with the clock
+				if r == "count/jobs.batch" {
+					continue // CronJobs' Jobs come and go with the clock
 				}
 				v := q.Status.Used[r]
 				used = append(used, fmt.Sprintf("%s=%s", r, v.String()))
