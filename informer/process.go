@@ -175,10 +175,11 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 }
 
 // advance records the resource version of the last watch event of deltas
-// as the store's, when it is a number past the store's. A list's objects
-// (Replaced, or deleted with FinalStateUnknown), whose versions come in
-// no order, a resync's cached object, and anything not a number leave it
-// alone.
+// as the store's, when it is a number: the last applied, as a
+// ListProgress item records it (an event from the far future moves it
+// only until the next). A list's objects (Replaced, or deleted with
+// FinalStateUnknown), whose versions come in no order, and a resync's
+// cached object leave it alone.
 func (a *applier[T]) advance(tx *store.Tx[T], deltas []deltafifo.Delta[T]) {
 	for j := len(deltas) - 1; j >= 0; j-- {
 		d := &deltas[j]
@@ -186,15 +187,17 @@ func (a *applier[T]) advance(tx *store.Tx[T], deltas []deltafifo.Delta[T]) {
 		if !watched || nilcheck.Is(d.Object) {
 			continue
 		}
-		rv := d.Object.GetResourceVersion()
-		n, ok := resourceversion.Parse(rv)
-		if cur, curOK := resourceversion.Parse(tx.ResourceVersion()); !ok || (curOK && n <= cur) {
-			return
+		if rv := d.Object.GetResourceVersion(); isNumber(rv) {
+			tx.SetResourceVersion(rv)
+			a.rv = rv
 		}
-		tx.SetResourceVersion(rv)
-		a.rv = rv
 		return
 	}
+}
+
+func isNumber(rv string) bool {
+	_, ok := resourceversion.Parse(rv)
+	return ok
 }
 
 // observeProcessing reports the time since start, when the batch has been

@@ -3,11 +3,14 @@ package informer
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/listwatch/listwatch/deltafifo"
 )
 
 // The resource version WaitForResourceVersion waits for is the one of the
@@ -102,5 +105,56 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 		check("bookmark queued", "7", "8")
 		apply()
 		check("bookmark applied", "9", "10")
+	})
+}
+
+// With OrderedQueue the store's resource version moves with every watch
+// event applied, queue empty or not, as client-go's store's does; a list
+// leaves no replace session open behind it, or no event would move it.
+func TestWatermarkPerEventInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, Options[*corev1.ConfigMap]{OrderedQueue: true})
+		inf, s := e.inf, e.inf.sink
+		cm := func(name, rv string) *corev1.ConfigMap {
+			c := newCM(name)
+			c.ResourceVersion = rv
+			return c
+		}
+		done, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := s.Replace([]*corev1.ConfigMap{cm("a", "5"), cm("b", "3")}, "5"); err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for _, c := range []*corev1.ConfigMap{cm("a", "6"), cm("c", "7")} {
+			if err := s.Add(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// One item per batch, as a busy queue hands them over: the
+		// store's version after each.
+		for {
+			err := inf.fifo.PopBatch(done, func(items []deltafifo.Item[*corev1.ConfigMap], initial bool) error {
+				for i := range items {
+					if err := inf.processBatch(items[i:i+1], initial); err != nil {
+						return err
+					}
+					if items[i].List == deltafifo.NoMark {
+						seen = append(seen, items[i].Key+"@"+inf.LastSyncResourceVersion())
+					}
+				}
+				return nil
+			})
+			if errors.Is(err, context.Canceled) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{"ns/a@", "ns/b@", "ns/a@6", "ns/c@7"}
+		if !slices.Equal(seen, want) {
+			t.Errorf("the store's resource version after each item: %q, want %q", seen, want)
+		}
 	})
 }
