@@ -43,6 +43,18 @@ const (
 	longWatch       = 10 * time.Second
 	quickCloseEvery = time.Minute
 	quickCloseBurst = 1
+	// busyCloseEvents: a watch closed quickly after delivering at least
+	// this many events is most likely one kube-apiserver shed because the
+	// client read it more slowly than the events came (its watch cache
+	// closes a watcher whose buffer, 10 events or more, stays full): it
+	// is re-watched at once from where it was, as client-go re-watches a
+	// watch that delivered events, while a bucket of busyCloseBurst
+	// tokens, one earned per busyCloseEvery, has one; otherwise the
+	// quick-close rule above applies. Such closes alone make at most ten
+	// watch requests a minute, each paid for by busyCloseEvents events.
+	busyCloseEvents = 10
+	busyCloseEvery  = 12 * time.Second
+	busyCloseBurst  = 5
 )
 
 // Config holds the decision parameters of the state machine. Zero values

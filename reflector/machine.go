@@ -104,8 +104,9 @@ type Machine[T store.Object] struct {
 	pendingRelist time.Time
 	// closes paces re-watches after watches the server closed quickly (see
 	// longWatch): the first in a while re-watches at once, a run of them
-	// backs off.
-	closes bucket
+	// backs off. busyCloses paces those that delivered busyCloseEvents
+	// events first (a server shedding a watch it could not feed).
+	closes, busyCloses bucket
 }
 
 // listState is a paginated list in progress.
@@ -181,6 +182,7 @@ func NewMachine[T store.Object](cfg Config[T]) (*Machine[T], error) {
 		pagedReplace:  cfg.PagedReplace,
 		relists:       bucket{burst: relistBurst, every: cfg.Backoff.Initial},
 		closes:        bucket{burst: quickCloseBurst, every: quickCloseEvery},
+		busyCloses:    bucket{burst: busyCloseBurst, every: busyCloseEvery},
 		lastSyncRV:    cfg.ResumeResourceVersion,
 		rvUnavailable: cfg.ResumeUnavailable,
 	}, nil

@@ -241,8 +241,10 @@ func (m *Machine[T]) advance(rv string) {
 // lived (longWatch, or its timeout) is re-opened at once: the server's
 // timeout, an apiserver restart, a proxy that ends connections every
 // minute; so is one closed sooner while the close bucket has a token (the
-// first in a while). A run of quick closes resumes after a backoff,
-// keeping what the watch delivered.
+// first in a while), or one that delivered busyCloseEvents events while
+// the busy-close bucket has a token (kube-apiserver sheds a watcher that
+// falls behind). A run of quick closes resumes after a backoff, keeping
+// what the watch delivered.
 func (m *Machine[T]) onWatchClosed() {
 	if !m.watching() || !m.watch.open {
 		return
@@ -255,6 +257,10 @@ func (m *Machine[T]) onWatchClosed() {
 			"streaming list closed after %v and %d events, before its initial-events-end bookmark",
 			lived, m.watch.events))
 	case lived >= min(longWatch, m.watch.timeout):
+		m.rewatch()
+	case m.watch.events >= busyCloseEvents && m.busyCloses.take(m.now) == 0:
+		m.notice(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout (a server shedding a watch the client read too slowly: no backoff)",
+			lived, m.watch.events))
 		m.rewatch()
 	case m.closes.take(m.now) == 0:
 		m.notice(ReasonShortWatch, fmt.Errorf("watch closed after %v and %d events, before its timeout (the first quick close in %v: no backoff)",
