@@ -108,7 +108,8 @@ type Options struct {
 	Forbidden *schema.GroupVersionResource
 	// Profiles, when set, is a directory where Run saves the controller
 	// manager's heap profile after the initial sync and at the end of the
-	// churn (<build>-synced.heap, <build>-end.heap; go tool pprof reads them).
+	// churn (<build>-synced.heap, <build>-end.heap; go tool pprof reads them),
+	// and its log (<build>.log).
 	Profiles string
 	// Until "synced" stops Run after the initial sync (with the process
 	// still answering /healthz); "" takes the build through every phase.
@@ -183,6 +184,11 @@ func Run(ctx context.Context, tb testapiserver.TB, b Build, opts Options) (res R
 	defer func() {
 		cm.stop()
 		res.Errors, res.Behinds, _ = errorLines(cm.logPath)
+		if opts.Profiles != "" {
+			if data, err := os.ReadFile(cm.logPath); err == nil {
+				_ = os.WriteFile(filepath.Join(opts.Profiles, filepath.Base(cm.logPath)), data, 0o644)
+			}
+		}
 		logf("%s: %d distinct error lines, %d requeues because a cache was behind the controller's own write", b, len(res.Errors), res.Behinds)
 	}()
 	started := time.Now()
