@@ -50,11 +50,14 @@ const (
 	// is re-watched at once from where it was, as client-go re-watches a
 	// watch that delivered events, while a bucket of busyCloseBurst
 	// tokens, one earned per busyCloseEvery, has one; otherwise the
-	// quick-close rule above applies. Such closes alone make at most ten
-	// watch requests a minute, each paid for by busyCloseEvents events.
+	// quick-close rule above applies. Such closes alone make at most 22
+	// watch requests a minute, each paid for by busyCloseEvents events: a
+	// server under load may shed a watch every few seconds, and a backoff
+	// that grows over such a run (to 30 s and more) leaves the cache that
+	// far behind.
 	busyCloseEvents = 10
-	busyCloseEvery  = 12 * time.Second
-	busyCloseBurst  = 5
+	busyCloseEvery  = 5 * time.Second
+	busyCloseBurst  = 10
 )
 
 // Config holds the decision parameters of the state machine. Zero values

@@ -49,7 +49,7 @@ const (
 	// unhealthy server or proxy. The first such close in a while is
 	// resumed at once (counted, and logged at V(4)), and so are closes
 	// after many events (kube-apiserver sheds a watcher that reads more
-	// slowly than its events come), a few a minute; a run of them is
+	// slowly than its events come), up to 22 a minute; a run of them is
 	// resumed after a backoff, keeping what each watch delivered.
 	ReasonShortWatch
 	// ReasonNoResume: a relist cause only: a watch from "" or "0" ended
