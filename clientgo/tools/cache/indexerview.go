@@ -117,13 +117,56 @@ func (c *indexerView) LastStoreSyncResourceVersion() string {
 	return c.s.Reader().LastSyncResourceVersion()
 }
 
+// Index returns the objects that share an indexed value with obj. Like
+// client-go's indexer it runs the index function on whatever it is given:
+// client-go's listers ask with a bare *metav1.ObjectMeta
+// (cache.ListAllByNamespace), and refusing it sent every namespaced
+// List of a generated lister to a scan of the whole cache and a log line.
 func (c *indexerView) Index(name string, obj any) ([]any, error) {
-	o, err := asObject(obj)
+	if o, ok := obj.(store.Object); ok {
+		items, err := c.s.Reader().Index(name, o)
+		return toAny(items), err
+	}
+	fn := c.indexFunc(name)
+	if fn == nil {
+		return nil, fmt.Errorf("Index with name %s does not exist", name)
+	}
+	values, err := fn(obj)
 	if err != nil {
 		return nil, err
 	}
-	items, err := c.s.Reader().Index(name, o)
-	return toAny(items), err
+	if len(values) == 1 {
+		return c.ByIndex(name, values[0])
+	}
+	seen := map[string]bool{}
+	var out []any
+	for _, v := range values {
+		keys, err := c.s.Reader().IndexKeys(name, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if o, ok := c.s.Reader().GetByKey(k); ok {
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
+}
+
+// indexFunc is the client-go index function of the index name: the
+// built-in namespace index's is client-go's MetaNamespaceIndexFunc.
+func (c *indexerView) indexFunc(name string) cache.IndexFunc {
+	if name == store.NamespaceIndex {
+		return cache.MetaNamespaceIndexFunc
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.indexers[name]
 }
 
 func (c *indexerView) IndexKeys(name, value string) ([]string, error) {
