@@ -270,9 +270,9 @@ var (
 // controller deletes what is there).
 var timing = []timingClass{
 	{regexp.MustCompile(`read version: \d+ is not as new as written version: \d+`), Behind},
-	{regexp.MustCompile(`Operation cannot be fulfilled on [^ ]+ "[^"]*": the object has been modified`),
+	{regexp.MustCompile(`Operation cannot be fulfilled on \S+ \S+ the object has been modified`),
 		"E (any controller)] Operation cannot be fulfilled: the object has been modified (a lost race, retried)"},
-	{regexp.MustCompile(`unable to create new content in namespace [^ ]+ because it is being terminated`),
+	{regexp.MustCompile(`unable to create new content in namespace \S+ because it is being terminated`),
 		"E (any controller)] unable to create new content in a namespace being terminated"},
 }
 
