@@ -187,17 +187,13 @@ func (a *applier[T]) advance(tx *store.Tx[T], deltas []deltafifo.Delta[T]) {
 		if !watched || nilcheck.Is(d.Object) {
 			continue
 		}
-		if rv := d.Object.GetResourceVersion(); isNumber(rv) {
+		rv := d.Object.GetResourceVersion()
+		if _, ok := resourceversion.Parse(rv); ok {
 			tx.SetResourceVersion(rv)
 			a.rv = rv
 		}
 		return
 	}
-}
-
-func isNumber(rv string) bool {
-	_, ok := resourceversion.Parse(rv)
-	return ok
 }
 
 // observeProcessing reports the time since start, when the batch has been

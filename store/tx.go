@@ -59,10 +59,6 @@ func (tx *Tx[T]) Delete(key string) (old T, existed bool) {
 // SetResourceVersion records rv as the store's resource version.
 func (tx *Tx[T]) SetResourceVersion(rv string) { tx.live().rv = rv }
 
-// ResourceVersion is the store's resource version, as
-// [Reader.LastSyncResourceVersion] reads it.
-func (tx *Tx[T]) ResourceVersion() string { return tx.live().rv }
-
 // Replacing says whether a replace session is open ([Tx.BeginReplace] or
 // [Store.BeginReplace] not yet ended).
 func (tx *Tx[T]) Replacing() bool { return tx.live().session != 0 }
