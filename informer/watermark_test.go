@@ -24,11 +24,6 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, Options[*corev1.ConfigMap]{})
 		inf, s := e.inf, e.inf.sink
-		cm := func(name, rv string) *corev1.ConfigMap {
-			c := newCM(name)
-			c.ResourceVersion = rv
-			return c
-		}
 		done, cancel := context.WithCancel(t.Context())
 		cancel()
 		// apply pops everything queued, progress included, as Run's loop
@@ -66,26 +61,26 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 			}
 		}
 
-		if err := s.Replace([]*corev1.ConfigMap{cm("a", "5")}, "5"); err != nil {
+		if err := s.Replace([]*corev1.ConfigMap{cmAt("a", "5", "")}, "5"); err != nil {
 			t.Fatal(err)
 		}
 		check("list queued", "", "5")
 		apply()
 		check("list applied", "5", "6")
 
-		if err := s.Add(cm("far", "999999999")); err != nil {
+		if err := s.Add(cmAt("far", "999999999", "")); err != nil {
 			t.Fatal(err)
 		}
 		check("far-future event queued", "5", "6")
 		apply()
 		check("far-future event applied", "999999999", "")
-		if err := s.Update(cm("a", "7")); err != nil {
+		if err := s.Update(cmAt("a", "7", "")); err != nil {
 			t.Fatal(err)
 		}
 		apply()
 		check("next event applied", "7", "8")
 
-		if err := s.Add(cm("junk", "abc")); err != nil {
+		if err := s.Add(cmAt("junk", "abc", "")); err != nil {
 			t.Fatal(err)
 		}
 		apply()
@@ -96,7 +91,7 @@ func TestWatermarkIsLastAppliedResourceVersion(t *testing.T) {
 		s.UpdateResourceVersion("")
 		s.UpdateResourceVersion("x1")
 		check("bookmarks without a numeric resource version", "7", "8")
-		if err := s.Replace([]*corev1.ConfigMap{cm("a", "7")}, ""); err != nil {
+		if err := s.Replace([]*corev1.ConfigMap{cmAt("a", "7", "")}, ""); err != nil {
 			t.Fatal(err)
 		}
 		apply()
@@ -115,18 +110,13 @@ func TestWatermarkPerEventInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, Options[*corev1.ConfigMap]{OrderedQueue: true})
 		inf, s := e.inf, e.inf.sink
-		cm := func(name, rv string) *corev1.ConfigMap {
-			c := newCM(name)
-			c.ResourceVersion = rv
-			return c
-		}
 		done, cancel := context.WithCancel(t.Context())
 		cancel()
-		if err := s.Replace([]*corev1.ConfigMap{cm("a", "5"), cm("b", "3")}, "5"); err != nil {
+		if err := s.Replace([]*corev1.ConfigMap{cmAt("a", "5", ""), cmAt("b", "3", "")}, "5"); err != nil {
 			t.Fatal(err)
 		}
 		var seen []string
-		for _, c := range []*corev1.ConfigMap{cm("a", "6"), cm("c", "7")} {
+		for _, c := range []*corev1.ConfigMap{cmAt("a", "6", ""), cmAt("c", "7", "")} {
 			if err := s.Add(c); err != nil {
 				t.Fatal(err)
 			}

@@ -17,24 +17,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // workload converged, and no error in listwatch's log that the stock
 // build's does not print.
 func TestControllerManager(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real kube-apiserver and kube-controller-manager: skipped under -short")
-	}
-	bins, err := Binaries(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := map[Build]Result{}
-	for _, b := range []Build{Stock, Listwatch} {
-		t.Run(string(b), func(t *testing.T) {
-			res, err := Run(t.Context(), t, b, Options{Bins: bins, Size: Small, Logf: t.Logf})
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[b] = res
-		})
-	}
-	stock, lw := results[Stock], results[Listwatch]
+	stock, lw := runBoth(t, Options{Size: Small}, nil)
 	if len(stock.States) != len(Phases) || len(lw.States) != len(Phases) {
 		t.Fatal("a run did not finish")
 	}
@@ -58,28 +41,12 @@ func TestControllerManager(t *testing.T) {
 // workload and leave the server in the same state as the other, with no
 // other error line than stock's.
 func TestForbiddenResource(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real kube-apiserver and kube-controller-manager: skipped under -short")
-	}
-	bins, err := Binaries(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := map[Build]Result{}
-	for _, b := range []Build{Stock, Listwatch} {
-		t.Run(string(b), func(t *testing.T) {
-			res, err := Run(t.Context(), t, b, Options{Bins: bins, Size: Small, Logf: t.Logf, Forbidden: &Widgets, Until: "synced"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			refused := slices.IndexFunc(res.Errors, func(l string) bool { return strings.Contains(l, "widgets") && strings.Contains(l, "forbidden") })
-			if refused < 0 {
-				t.Errorf("no error line says that listing widgets is forbidden; errors:\n%s", joinLines(res.Errors))
-			}
-			results[b] = res
-		})
-	}
-	stock, lw := results[Stock], results[Listwatch]
+	stock, lw := runBoth(t, Options{Size: Small, Forbidden: &Widgets, Until: "synced"}, func(t *testing.T, res Result) {
+		refused := slices.IndexFunc(res.Errors, func(l string) bool { return strings.Contains(l, "widgets") && strings.Contains(l, "forbidden") })
+		if refused < 0 {
+			t.Errorf("no error line says that listing widgets is forbidden; errors:\n%s", joinLines(res.Errors))
+		}
+	})
 	if len(stock.States) != 1 || len(lw.States) != 1 {
 		t.Fatal("a run did not finish")
 	}
@@ -90,4 +57,33 @@ func TestForbiddenResource(t *testing.T) {
 	if extra := slices.DeleteFunc(missingFrom(lw.Errors, stock.Errors), isRefusal); len(extra) > 0 {
 		t.Errorf("listwatch's log has errors the stock build's has not:\n%s", joinLines(extra))
 	}
+}
+
+// runBoth runs each build with opts (the binaries and t's log added) in a
+// subtest, calls check, if not nil, on each result there, and returns
+// stock's and listwatch's results. It skips under -short.
+func runBoth(t *testing.T, opts Options, check func(*testing.T, Result)) (stock, lw Result) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real kube-apiserver and kube-controller-manager: skipped under -short")
+	}
+	bins, err := Binaries(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Bins, opts.Logf = bins, t.Logf
+	results := map[Build]Result{}
+	for _, b := range []Build{Stock, Listwatch} {
+		t.Run(string(b), func(t *testing.T) {
+			res, err := Run(t.Context(), t, b, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if check != nil {
+				check(t, res)
+			}
+			results[b] = res
+		})
+	}
+	return results[Stock], results[Listwatch]
 }
