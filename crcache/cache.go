@@ -21,10 +21,9 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/listwatch/listwatch/clientgo/informers"
-	_ "github.com/listwatch/listwatch/clientgo/tools/cache" // sets observed.NewSharedIndexInformer
+	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/promprovider"
-	"github.com/listwatch/listwatch/internal/observed"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -151,16 +150,16 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		inf = b.custom(src, example, resync, indexers)
 	} else {
 		o := toolscache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: indexers}
-		var obs observed.Observers
+		var obs lwcache.Observers
 		if b.named {
 			o.ObjectDescription = at.name(example)
 		}
 		if b.metrics != nil {
 			o.ObjectDescription = uniqueName(b.metrics, at.name(example))
 			m := b.metrics.Reflector(o.ObjectDescription)
-			obs = observed.Observers{Reflector: m, Processing: m}
+			obs = lwcache.Observers{Reflector: m, Processing: m}
 		}
-		inf = observed.NewSharedIndexInformer(src, example, o, obs)
+		inf = lwcache.NewObservedSharedIndexInformer(src, example, o, obs)
 	}
 	if snap, ok := inf.(informer.Snapshotter); ok {
 		if b.metrics != nil {

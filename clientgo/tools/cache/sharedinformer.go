@@ -18,7 +18,6 @@ import (
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/dropin"
-	"github.com/listwatch/listwatch/internal/observed"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -50,14 +49,15 @@ func NewSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object
 // NewSharedIndexInformerWithOptions is the drop-in for client-go's function
 // of the same name.
 func NewSharedIndexInformerWithOptions(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions) cache.SharedIndexInformer {
-	return newSharedIndexInformer(lw, exampleObject, options, observed.Observers{})
+	return NewObservedSharedIndexInformer(lw, exampleObject, options, Observers{})
 }
 
-func init() { observed.NewSharedIndexInformer = newSharedIndexInformer }
-
-// newSharedIndexInformer is NewSharedIndexInformerWithOptions reporting to
-// obs (internal/observed).
-func newSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions, obs observed.Observers) cache.SharedIndexInformer {
+// NewObservedSharedIndexInformer is [NewSharedIndexInformerWithOptions]
+// reporting to obs: a listwatch extension (client-go has no such
+// function), for code that exports the drop-in informer's reflector
+// counters and processing times, as package crcache does with
+// informer/promprovider.
+func NewObservedSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtime.Object, options cache.SharedIndexInformerOptions, obs Observers) cache.SharedIndexInformer {
 	name := options.ObjectDescription
 	if name == "" {
 		name = fmt.Sprintf("%T", exampleObject)
