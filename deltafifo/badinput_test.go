@@ -107,7 +107,7 @@ func TestDropInBadInput(t *testing.T) {
 	if len(ds) != 1 || ds[0].Type != cache.Added {
 		t.Fatalf("popped %v, want the one Added queued before the bad input", ds)
 	}
-	if q.(*dropIn).c.len() != 0 {
+	if q.(*DropIn).c.len() != 0 {
 		t.Fatal("bad input left something queued")
 	}
 }

@@ -60,7 +60,7 @@ func runDeltaFIFODiff(t *testing.T, seed uint64, withKnown, emitReplaced bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	g := &objGen{rng: rng}
 	p := newDeltaFIFOPair(t, seed, withKnown, emitReplaced)
-	ours := p.ours.(*dropIn)
+	ours := p.ours.(*DropIn)
 	if withKnown && seed%3 == 0 {
 		p.refKnown.prefill(g, p.oursKnown)
 	}

@@ -5,16 +5,14 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-
-	"github.com/listwatch/listwatch/internal/dropin"
 )
 
-func init() {
-	dropin.NewDeltaFIFO = func(opts cache.DeltaFIFOOptions) dropin.DeltaFIFO { return newDropIn(opts) }
-}
-
-// dropIn adapts core[any] to client-go's Queue interfaces.
-type dropIn struct {
+// DropIn is client-go's *cache.DeltaFIFO on this package's engine (over
+// any value, keyed by the caller's key function): the engine of
+// clientgo/tools/cache's DeltaFIFO, which is its public home, with
+// client-go's names and documentation. Code written for client-go uses
+// that package; DropIn is exported only so that it can.
+type DropIn struct {
 	// c is the engine, in coalescing mode; never nil.
 	c *core[any]
 	// co is c's queue: Pop and PopBatch take from it directly.
@@ -24,12 +22,14 @@ type dropIn struct {
 }
 
 var (
-	_ cache.QueueWithBatch    = (*dropIn)(nil)
-	_ cache.TransformingStore = (*dropIn)(nil)
-	_ cache.DoneChecker       = (*dropIn)(nil)
+	_ cache.QueueWithBatch    = (*DropIn)(nil)
+	_ cache.TransformingStore = (*DropIn)(nil)
+	_ cache.DoneChecker       = (*DropIn)(nil)
 )
 
-func newDropIn(opts cache.DeltaFIFOOptions) *dropIn {
+// NewDropIn is client-go's cache.NewDeltaFIFOWithOptions on this package's
+// engine: see [DropIn].
+func NewDropIn(opts cache.DeltaFIFOOptions) *DropIn {
 	name := opts.Name
 	if name == "" {
 		name = "DeltaFIFO"
@@ -62,7 +62,7 @@ func newDropIn(opts cache.DeltaFIFOOptions) *dropIn {
 		cfg.known = cacheKnown{opts.KnownObjects}
 	}
 	c := newCore(cfg)
-	return &dropIn{c: c, co: c.q.(*coalescer[any]), transformer: opts.Transformer}
+	return &DropIn{c: c, co: c.q.(*coalescer[any]), transformer: opts.Transformer}
 }
 
 // unwrapTombstone recognises a DeletedFinalStateUnknown handed to the FIFO.
@@ -108,42 +108,42 @@ func toCacheDeltas(key string, ds []Delta[any]) cache.Deltas {
 }
 
 // Add implements cache.Queue.
-func (q *dropIn) Add(obj any) error { return q.c.write(Added, obj) }
+func (q *DropIn) Add(obj any) error { return q.c.write(Added, obj) }
 
 // Update implements cache.Queue.
-func (q *dropIn) Update(obj any) error { return q.c.write(Updated, obj) }
+func (q *DropIn) Update(obj any) error { return q.c.write(Updated, obj) }
 
 // Delete implements cache.Queue.
-func (q *dropIn) Delete(obj any) error { return q.c.write(Deleted, obj) }
+func (q *DropIn) Delete(obj any) error { return q.c.write(Deleted, obj) }
 
 // Replace implements cache.Queue.
-func (q *dropIn) Replace(list []any, _ string) error { return q.c.replace(list, "") }
+func (q *DropIn) Replace(list []any, _ string) error { return q.c.replace(list, "") }
 
 // Resync implements cache.Queue.
-func (q *dropIn) Resync() error { return q.c.resync() }
+func (q *DropIn) Resync() error { return q.c.resync() }
 
 // HasSynced implements cache.Queue.
-func (q *dropIn) HasSynced() bool { return q.c.hasSynced() }
+func (q *DropIn) HasSynced() bool { return q.c.hasSynced() }
 
 // HasSyncedChecker implements cache.Queue.
-func (q *dropIn) HasSyncedChecker() cache.DoneChecker { return q }
+func (q *DropIn) HasSyncedChecker() cache.DoneChecker { return q }
 
 // Name implements cache.DoneChecker.
-func (q *dropIn) Name() string { return q.c.cfg.name }
+func (q *DropIn) Name() string { return q.c.cfg.name }
 
 // Done implements cache.DoneChecker.
-func (q *dropIn) Done() <-chan struct{} { return q.c.synced }
+func (q *DropIn) Done() <-chan struct{} { return q.c.synced }
 
 // Close implements cache.Queue.
-func (q *dropIn) Close() { q.c.close() }
+func (q *DropIn) Close() { q.c.close() }
 
 // IsClosed reports whether Close was called.
-func (q *dropIn) IsClosed() bool { return q.c.isClosed() }
+func (q *DropIn) IsClosed() bool { return q.c.isClosed() }
 
 // KeyOf is client-go's DeltaFIFO.KeyOf: the FIFO's key function, applied
 // to the newest object of a Deltas or to what a DeletedFinalStateUnknown
 // wraps (its key as it says).
-func (q *dropIn) KeyOf(obj any) (string, error) {
+func (q *DropIn) KeyOf(obj any) (string, error) {
 	if ds, ok := obj.(cache.Deltas); ok {
 		if len(ds) == 0 {
 			return "", cache.KeyError{Obj: obj, Err: cache.ErrZeroLengthDeltasObject}
@@ -161,11 +161,11 @@ func (q *dropIn) KeyOf(obj any) (string, error) {
 }
 
 // Transformer implements cache.TransformingStore.
-func (q *dropIn) Transformer() cache.TransformFunc { return q.transformer }
+func (q *DropIn) Transformer() cache.TransformFunc { return q.transformer }
 
 // Pop implements cache.Queue: it blocks until a key is queued, removes it,
 // and calls process with the key's cache.Deltas under the FIFO's lock.
-func (q *dropIn) Pop(process cache.PopProcessFunc) (any, error) {
+func (q *DropIn) Pop(process cache.PopProcessFunc) (any, error) {
 	c := q.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -175,7 +175,7 @@ func (q *dropIn) Pop(process cache.PopProcessFunc) (any, error) {
 	return q.popOneLocked(process)
 }
 
-func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
+func (q *DropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
 	c := q.c
 	initial := !c.syncedClosed
 	key, e := q.co.take()
@@ -190,7 +190,7 @@ func (q *dropIn) popOneLocked(process cache.PopProcessFunc) (any, error) {
 // that each have exactly one delta (client-go's batch consumers expect one
 // delta per distinct key); a leading key with several deltas, or a run of
 // one, goes to processSingle as a cache.Deltas.
-func (q *dropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cache.PopProcessFunc) error {
+func (q *DropIn) PopBatch(processBatch cache.ProcessBatchFunc, processSingle cache.PopProcessFunc) error {
 	c := q.c
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -91,11 +91,11 @@ func TestDropInAccessors(t *testing.T) {
 	if name := q.HasSyncedChecker().Name(); name != "pods" {
 		t.Fatalf("Name = %q", name)
 	}
-	if q.(*dropIn).IsClosed() {
+	if q.(*DropIn).IsClosed() {
 		t.Fatal("closed at birth")
 	}
 	q.Close()
-	if !q.(*dropIn).IsClosed() {
+	if !q.(*DropIn).IsClosed() {
 		t.Fatal("IsClosed false after Close")
 	}
 	// Like client-go, the drop-in accepts writes after Close; Pop drains them.

@@ -156,4 +156,4 @@ func newFIFO(t *testing.T, opts Options[obj]) *FIFO[obj] {
 
 // newDeltaFIFOWithOptions is the drop-in's constructor, as
 // clientgo/tools/cache's NewDeltaFIFOWithOptions builds it.
-func newDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue { return newDropIn(opts) }
+func newDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) cache.Queue { return NewDropIn(opts) }

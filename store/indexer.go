@@ -8,18 +8,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/listwatch/listwatch/internal/dropin"
 )
 
-func init() { dropin.NewIndexer = newIndexer }
-
-// newIndexer is client-go's cache.NewIndexer on the same engine as Store[T]
-// (over any), for the drop-in in clientgo/tools/cache (see its NewIndexer
-// for the semantics and the few deliberate differences, all where
-// client-go would panic). Replace does not build a second map: see
-// Store.Replace.
-func newIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer {
+// NewDropInIndexer is client-go's cache.NewIndexer on the same engine as
+// Store[T] (over any value, keyed by the caller's key function): the
+// engine of clientgo/tools/cache's NewIndexer and NewStore, which are its
+// public home, with client-go's names (see NewIndexer there for the
+// semantics and the few deliberate differences, all where client-go would
+// panic). Code written for client-go uses that package; NewDropInIndexer
+// is exported only so that it can. Replace does not build a second map:
+// see [Store.Replace].
+func NewDropInIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer {
 	ci := &cacheIndexer{c: newCore[any](), keyFunc: keyFunc, indexers: cache.Indexers{}}
 	// A fresh store has no objects, so adding can only fail on names,
 	// and map keys are unique.

@@ -77,7 +77,7 @@ func newFixture(t *testing.T, seed uint64) *fixture {
 		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		ref:    newRefStore(),
 		typed:  typed,
-		dropIn: newIndexer(cache.MetaNamespaceKeyFunc, nsIndex),
+		dropIn: NewDropInIndexer(cache.MetaNamespaceKeyFunc, nsIndex),
 		cg:     cache.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndex),
 	}
 }

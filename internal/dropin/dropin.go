@@ -1,25 +1,14 @@
-// Package dropin is the bridge between listwatch's engines and the
-// client-go drop-ins under clientgo/: what a drop-in needs of an engine
-// that the engine's public API does not offer, because only code written
-// for client-go needs it. The drop-ins' public home is clientgo/ (one home
-// per drop-in); the engines keep the few behaviours that must sit inside
-// them and hand them over here:
-//
-//   - package informer honours [Quirks], a field of informer.Options that
-//     only this module can fill;
-//   - package store sets [NewIndexer] (client-go's cache.Indexer over any
-//     value, on the store's engine) in an init function;
-//   - package deltafifo sets [NewDeltaFIFO] (client-go's DeltaFIFO on the
-//     FIFO's engine) in an init function.
+// Package dropin holds [Quirks]: the client-go behaviours of the drop-in
+// shared informer (clientgo/tools/cache) that package informer honours, a
+// field of informer.Options that only this module can fill, as only code
+// written for client-go needs them. (The other engines' drop-ins are
+// exported by their packages: store.NewDropInIndexer and
+// deltafifo.NewDropIn, whose public home is clientgo/tools/cache.)
 //
 // Nothing here is for users: code outside this module cannot import it.
 package dropin
 
-import (
-	"context"
-
-	"k8s.io/client-go/tools/cache"
-)
+import "context"
 
 // Quirks are client-go behaviours of the drop-in shared informer that a
 // typed informer does not have (informer.Options.Quirks).
@@ -42,22 +31,3 @@ type Quirks[T any] struct {
 	// (An any, as this package is below package store.)
 	Store func(st any)
 }
-
-// NewIndexer is client-go's cache.NewIndexer on the store's engine; set by
-// package store.
-var NewIndexer func(keyFunc cache.KeyFunc, indexers cache.Indexers) cache.Indexer
-
-// DeltaFIFO is what client-go's *cache.DeltaFIFO offers, on the FIFO's
-// engine: the methods clientgo/tools/cache's DeltaFIFO forwards to.
-type DeltaFIFO interface {
-	cache.QueueWithBatch
-	cache.TransformingStore
-	Name() string
-	Done() <-chan struct{}
-	KeyOf(obj any) (string, error)
-	IsClosed() bool
-}
-
-// NewDeltaFIFO is client-go's cache.NewDeltaFIFOWithOptions on the FIFO's
-// engine; set by package deltafifo.
-var NewDeltaFIFO func(opts cache.DeltaFIFOOptions) DeltaFIFO

@@ -3,14 +3,13 @@ package cache
 import (
 	"k8s.io/client-go/tools/cache"
 
-	_ "github.com/listwatch/listwatch/deltafifo" // sets dropin.NewDeltaFIFO
-	"github.com/listwatch/listwatch/internal/dropin"
+	"github.com/listwatch/listwatch/deltafifo"
 )
 
 // DeltaFIFO is client-go's DeltaFIFO on listwatch's FIFO engine (package
 // deltafifo): the same methods with client-go's semantics, and PopBatch.
 // Code that names *cache.DeltaFIFO keeps compiling.
-type DeltaFIFO struct{ q dropin.DeltaFIFO }
+type DeltaFIFO struct{ q *deltafifo.DropIn }
 
 var (
 	_ cache.QueueWithBatch    = (*DeltaFIFO)(nil)
@@ -32,7 +31,7 @@ var (
 // HasSynced turns true after the last initial key has been processed
 // rather than just before.
 func NewDeltaFIFOWithOptions(opts cache.DeltaFIFOOptions) *DeltaFIFO {
-	return &DeltaFIFO{q: dropin.NewDeltaFIFO(opts)}
+	return &DeltaFIFO{q: deltafifo.NewDropIn(opts)}
 }
 
 // NewDeltaFIFO is client-go's deprecated cache.NewDeltaFIFO: a FIFO that

@@ -3,8 +3,7 @@ package cache
 import (
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/listwatch/listwatch/internal/dropin"
-	_ "github.com/listwatch/listwatch/store" // sets dropin.NewIndexer
+	"github.com/listwatch/listwatch/store"
 )
 
 // NewIndexer is client-go's cache.NewIndexer on listwatch's store engine,
@@ -34,7 +33,7 @@ func NewIndexer(keyFunc cache.KeyFunc, indexers cache.Indexers, opts ...cache.St
 	if len(opts) > 0 {
 		return cache.NewIndexer(keyFunc, indexers, opts...)
 	}
-	return dropin.NewIndexer(keyFunc, indexers)
+	return store.NewDropInIndexer(keyFunc, indexers)
 }
 
 // NewStore is client-go's cache.NewStore: NewIndexer without indexes (and
@@ -43,5 +42,5 @@ func NewStore(keyFunc cache.KeyFunc, opts ...cache.StoreOption) cache.Store {
 	if len(opts) > 0 {
 		return cache.NewStore(keyFunc, opts...)
 	}
-	return dropin.NewIndexer(keyFunc, cache.Indexers{})
+	return store.NewDropInIndexer(keyFunc, cache.Indexers{})
 }
