@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -19,8 +20,22 @@ import (
 // recognises a context carrying a *probe, records the request and fails
 // it with errProbed.
 
+// probeTimeout bounds a probe. A probe runs while controller-runtime
+// builds an informer, holding the lock of its informer map, so a
+// ListWatch that blocks in it (a wrapper of the caller's waiting on
+// something) would stall every GetInformer of the cache; through the
+// cache's HTTP client a probe returns at once, sending nothing and
+// waiting on no rate limiter (see probeLimiter), so a few seconds are
+// generous. A probe that times out makes the informer list and watch
+// through controller-runtime's client, as any other failed probe.
+const probeTimeout = 5 * time.Second
+
 // errProbed fails every probed request: it never leaves the process.
 var errProbed = errors.New("crcache: request recorded by a probe, not sent")
+
+// errProbeTimeout is the cause of a probe's context ending at its
+// deadline.
+var errProbeTimeout = fmt.Errorf("did not return within the probe's %v", probeTimeout)
 
 // probeKey is the context key of a *probe.
 type probeKey struct{}
@@ -70,19 +85,30 @@ type request struct {
 }
 
 // probeListWatch calls lw's list and watch once each with a probing
-// context and returns what they would request. It fails when lw does not
-// reach the server through the probed transport (a ListWatch of another
-// client), or requests something a restsource Source cannot repeat.
+// context, bounded by probeTimeout and cancelled on return, and returns
+// what they would request. It fails when lw does not reach the server
+// through the probed transport (a ListWatch of another client), does not
+// return within probeTimeout, or requests something a restsource Source
+// cannot repeat.
 func probeListWatch(lw cache.ListerWatcher) (request, error) {
 	lwc := cache.ToListerWatcherWithContext(lw)
 	var list, watch probe
-	ctx := context.Background() // carries only the probe: nothing is sent
-	if _, err := lwc.ListWithContext(context.WithValue(ctx, probeKey{}, &list), metav1.ListOptions{}); !errors.Is(err, errProbed) || list.url == nil {
+	// Carries only the probe and its deadline: nothing is sent.
+	ctx, cancel := context.WithTimeoutCause(context.Background(), probeTimeout, errProbeTimeout)
+	defer cancel()
+	_, err := lwc.ListWithContext(context.WithValue(ctx, probeKey{}, &list), metav1.ListOptions{})
+	if context.Cause(ctx) == errProbeTimeout {
+		return request{}, fmt.Errorf("the list %w (error %v)", errProbeTimeout, err)
+	}
+	if !errors.Is(err, errProbed) || list.url == nil {
 		return request{}, fmt.Errorf("the list did not reach the cache's HTTP client (error %v)", err)
 	}
 	w, err := lwc.WatchWithContext(context.WithValue(ctx, probeKey{}, &watch), metav1.ListOptions{})
 	if w != nil {
 		w.Stop()
+	}
+	if context.Cause(ctx) == errProbeTimeout {
+		return request{}, fmt.Errorf("the watch %w (error %v)", errProbeTimeout, err)
 	}
 	if !errors.Is(err, errProbed) || watch.url == nil {
 		return request{}, fmt.Errorf("the watch did not reach the cache's HTTP client (error %v)", err)
