@@ -90,9 +90,11 @@ api-update:
 # clientgo-check (in lint) fails when a generated file is stale or a package
 # lacks a name client-go exports. See hack/clientgo-reexport/main.go and
 # docs/clientgo.md. Before them, hack/clientgo-informers writes
+# restsource/builtin/zz_generated.types.go (the table of client-go's
+# built-in types with their restsource constructors) and
 # clientgo/informers/zz_generated.builtins.go (the drop-in factory's group
-# accessors and its table of client-go's built-in informers), which the
-# re-export generator reads as the package's own.
+# accessors and its columns of each type), which the re-export generator
+# reads as the package's own.
 clientgo-gen:
 	$(GO) run ./hack/clientgo-informers
 	$(GO) run ./hack/clientgo-reexport

@@ -12,8 +12,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/listwatch/listwatch/internal/builtinsource"
 	"github.com/listwatch/listwatch/restsource"
+	"github.com/listwatch/listwatch/restsource/builtin"
 )
 
 // Type is a Go type of a custom resource that the cache decodes with
@@ -81,7 +81,7 @@ func decodingOf(example runtime.Object, types map[reflect.Type]Type, s *runtime.
 			return listerWatcher(restsource.New[*unstructured.Unstructured](o))
 		}}, nil
 	}
-	if t, ok := builtinsource.Lookup(example); ok {
+	if t, ok := builtin.ForObject(example); ok {
 		return decoding{gv: t.GVR.GroupVersion(), resource: t.GVR.Resource, namespaced: t.Namespaced, new: t.New}, nil
 	}
 	if t, ok := types[reflect.TypeOf(example)]; ok {

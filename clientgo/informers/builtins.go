@@ -17,40 +17,26 @@ import (
 
 	"github.com/listwatch/listwatch/clientgo/internal/gvrfactory"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
-	"github.com/listwatch/listwatch/internal/builtinsource"
 	"github.com/listwatch/listwatch/restsource"
+	builtinpkg "github.com/listwatch/listwatch/restsource/builtin"
 )
 
 // builtin is what the factory knows of one type client-go's factory has an
-// informer for; the table, builtins, is generated from client-go by
-// hack/clientgo-informers (zz_generated.builtins.go).
+// informer for: the type (restsource/builtin's table) and the factory's
+// columns, generated from client-go by hack/clientgo-informers
+// (zz_generated.builtins.go).
 type builtin struct {
 	gvr schema.GroupVersionResource
-	// example is a zero object of the type: the table's key.
-	example    k8sruntime.Object
-	namespaced bool
+	// typ is restsource/builtin's entry of gvr, filled by init.
+	typ builtinpkg.Type
 	// informer is client-go's typed informer of the type on f (ForResource).
 	informer func(f *sharedInformerFactory) cache.SharedIndexInformer
 	// restClient is the clientset's REST client of the type's group
 	// version: nil (or a nil pointer) for client-go's fake clientset.
 	restClient func(kubernetes.Interface) rest.Interface
-	// source is restsource.New for the type.
-	source func(restsource.Options) (cache.ListerWatcher, error)
 	// clientset lists and watches through the typed client, in namespace
 	// if the type is namespaced.
 	clientset func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext
-}
-
-// restSource is restsource.New[T] with the type the table wants.
-func restSource[T interface {
-	*E
-	k8sruntime.Object
-}, E any](opts restsource.Options) (cache.ListerWatcher, error) {
-	src, err := restsource.New[T](opts)
-	if err != nil {
-		return nil, err
-	}
-	return src, nil
 }
 
 var (
@@ -62,15 +48,16 @@ var (
 func init() {
 	for i := range builtins {
 		b := &builtins[i]
-		builtinByType[reflect.TypeOf(b.example)] = b
-		builtinByResource[b.gvr] = b
-	}
-	builtinsource.Lookup = func(example k8sruntime.Object) (builtinsource.Type, bool) {
-		b := builtinByType[reflect.TypeOf(example)]
-		if b == nil {
-			return builtinsource.Type{}, false
+		t, ok := builtinpkg.ForResource(b.gvr)
+		if !ok {
+			// Both tables are generated from client-go in one run
+			// (TestBuiltinsHaveTypes); a type missing from
+			// restsource/builtin gets client-go's informer.
+			continue
 		}
-		return builtinsource.Type{GVR: b.gvr, Namespaced: b.namespaced, New: b.source}, true
+		b.typ = t
+		builtinByType[reflect.TypeOf(t.Example)] = b
+		builtinByResource[b.gvr] = b
 	}
 }
 
@@ -119,14 +106,14 @@ func (f *sharedInformerFactory) newInformer(obj k8sruntime.Object, newFunc inter
 // factory's namespace and tweak, as client-go's informer would use them.
 func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) {
 	namespace := f.namespace
-	if !b.namespaced {
+	if !b.typ.Namespaced {
 		namespace = metav1.NamespaceAll
 	}
 	rc := b.restClient(f.client)
 	if isNil(rc) {
 		return gvrfactory.Source(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
 	}
-	return b.source(f.memory.Source(restsource.Options{
+	return b.typ.New(f.memory.Source(restsource.Options{
 		Client:           rc,
 		Resource:         b.gvr.Resource,
 		Namespace:        namespace,

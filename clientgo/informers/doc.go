@@ -29,8 +29,9 @@
 // type's group version (clientset.CoreV1().RESTClient()), in protobuf, with
 // the factory's namespace (not for cluster-scoped types), tweak and memory
 // options. The table of built-in types (147 in client-go v0.37) is
-// generated from client-go by hack/clientgo-informers
-// (zz_generated.builtins.go).
+// generated from client-go by hack/clientgo-informers, in two halves: the
+// types with their restsource constructors (package restsource/builtin)
+// and the factory's accessors (zz_generated.builtins.go).
 //
 // The memory options are on by default (DefaultMemoryOptions):
 // metadata.managedFields are left out while decoding, repeated strings are

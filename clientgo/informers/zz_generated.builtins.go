@@ -188,1887 +188,1447 @@ func (f *sharedInformerFactory) Storagemigration() storagemigrationinformers.Int
 	return storagemigrationinformers.New(f, f.namespace, f.tweakListOptions)
 }
 
-// builtins are the types client-go's factory has an informer for.
+// builtins are the factory's columns of the types client-go's factory has
+// an informer for (restsource/builtin has the others, by gvr).
 var builtins = []builtin{
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"},
-		example:    &corev1.ComponentStatus{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().ComponentStatuses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.ComponentStatus],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ComponentStatusList](c.CoreV1().ComponentStatuses())
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"},
-		example:    &corev1.ConfigMap{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().ConfigMaps().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.ConfigMap],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ConfigMapList](c.CoreV1().ConfigMaps(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"},
-		example:    &corev1.Endpoints{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Endpoints().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Endpoints],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.EndpointsList](c.CoreV1().Endpoints(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "events"},
-		example:    &corev1.Event{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Events().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Event],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.EventList](c.CoreV1().Events(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "limitranges"},
-		example:    &corev1.LimitRange{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "limitranges"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().LimitRanges().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.LimitRange],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.LimitRangeList](c.CoreV1().LimitRanges(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "namespaces"},
-		example:    &corev1.Namespace{},
-		namespaced: false,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Namespaces().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Namespace],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.NamespaceList](c.CoreV1().Namespaces())
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"},
-		example:    &corev1.Node{},
-		namespaced: false,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Nodes().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Node],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.NodeList](c.CoreV1().Nodes())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"},
-		example:    &corev1.PersistentVolumeClaim{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().PersistentVolumeClaims().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.PersistentVolumeClaim],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.PersistentVolumeClaimList](c.CoreV1().PersistentVolumeClaims(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"},
-		example:    &corev1.PersistentVolume{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().PersistentVolumes().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.PersistentVolume],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.PersistentVolumeList](c.CoreV1().PersistentVolumes())
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "pods"},
-		example:    &corev1.Pod{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Pods().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Pod],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.PodList](c.CoreV1().Pods(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"},
-		example:    &corev1.PodTemplate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().PodTemplates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.PodTemplate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.PodTemplateList](c.CoreV1().PodTemplates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"},
-		example:    &corev1.ReplicationController{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().ReplicationControllers().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.ReplicationController],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ReplicationControllerList](c.CoreV1().ReplicationControllers(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"},
-		example:    &corev1.ResourceQuota{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().ResourceQuotas().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.ResourceQuota],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ResourceQuotaList](c.CoreV1().ResourceQuotas(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "secrets"},
-		example:    &corev1.Secret{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Secrets().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Secret],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.SecretList](c.CoreV1().Secrets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"},
-		example:    &corev1.ServiceAccount{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().ServiceAccounts().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.ServiceAccount],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ServiceAccountList](c.CoreV1().ServiceAccounts(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "", Version: "v1", Resource: "services"},
-		example:    &corev1.Service{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Core().V1().Services().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoreV1().RESTClient() },
-		source:     restSource[*corev1.Service],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*corev1.ServiceList](c.CoreV1().Services(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"},
-		example:    &admissionregistrationv1.MutatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().MutatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.MutatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.MutatingAdmissionPolicyList](c.AdmissionregistrationV1().MutatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1.MutatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().MutatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.MutatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.MutatingAdmissionPolicyBindingList](c.AdmissionregistrationV1().MutatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
-		example:    &admissionregistrationv1.MutatingWebhookConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().MutatingWebhookConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.MutatingWebhookConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.MutatingWebhookConfigurationList](c.AdmissionregistrationV1().MutatingWebhookConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
-		example:    &admissionregistrationv1.ValidatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().ValidatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.ValidatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.ValidatingAdmissionPolicyList](c.AdmissionregistrationV1().ValidatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1.ValidatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().ValidatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.ValidatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.ValidatingAdmissionPolicyBindingList](c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
-		example:    &admissionregistrationv1.ValidatingWebhookConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1().RESTClient() },
-		source:     restSource[*admissionregistrationv1.ValidatingWebhookConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1.ValidatingWebhookConfigurationList](c.AdmissionregistrationV1().ValidatingWebhookConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "mutatingadmissionpolicies"},
-		example:    &admissionregistrationv1alpha1.MutatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "mutatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1alpha1().MutatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1alpha1().RESTClient() },
-		source:     restSource[*admissionregistrationv1alpha1.MutatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1alpha1.MutatingAdmissionPolicyList](c.AdmissionregistrationV1alpha1().MutatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "mutatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "mutatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1alpha1().MutatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1alpha1().RESTClient() },
-		source:     restSource[*admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1alpha1.MutatingAdmissionPolicyBindingList](c.AdmissionregistrationV1alpha1().MutatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "validatingadmissionpolicies"},
-		example:    &admissionregistrationv1alpha1.ValidatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "validatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1alpha1().ValidatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1alpha1().RESTClient() },
-		source:     restSource[*admissionregistrationv1alpha1.ValidatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyList](c.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "validatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "validatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1alpha1().ValidatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1alpha1().RESTClient() },
-		source:     restSource[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBindingList](c.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicies"},
-		example:    &admissionregistrationv1beta1.MutatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().MutatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.MutatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.MutatingAdmissionPolicyList](c.AdmissionregistrationV1beta1().MutatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1beta1.MutatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().MutatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.MutatingAdmissionPolicyBindingList](c.AdmissionregistrationV1beta1().MutatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingwebhookconfigurations"},
-		example:    &admissionregistrationv1beta1.MutatingWebhookConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingwebhookconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().MutatingWebhookConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.MutatingWebhookConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.MutatingWebhookConfigurationList](c.AdmissionregistrationV1beta1().MutatingWebhookConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicies"},
-		example:    &admissionregistrationv1beta1.ValidatingAdmissionPolicy{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().ValidatingAdmissionPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.ValidatingAdmissionPolicy],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.ValidatingAdmissionPolicyList](c.AdmissionregistrationV1beta1().ValidatingAdmissionPolicies())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicybindings"},
-		example:    &admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicybindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().ValidatingAdmissionPolicyBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBindingList](c.AdmissionregistrationV1beta1().ValidatingAdmissionPolicyBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingwebhookconfigurations"},
-		example:    &admissionregistrationv1beta1.ValidatingWebhookConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingwebhookconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Admissionregistration().V1beta1().ValidatingWebhookConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AdmissionregistrationV1beta1().RESTClient() },
-		source:     restSource[*admissionregistrationv1beta1.ValidatingWebhookConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*admissionregistrationv1beta1.ValidatingWebhookConfigurationList](c.AdmissionregistrationV1beta1().ValidatingWebhookConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"},
-		example:    &appsv1.ControllerRevision{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1().ControllerRevisions().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1().RESTClient() },
-		source:     restSource[*appsv1.ControllerRevision],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1.ControllerRevisionList](c.AppsV1().ControllerRevisions(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"},
-		example:    &appsv1.DaemonSet{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Apps().V1().DaemonSets().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1().RESTClient() },
-		source:     restSource[*appsv1.DaemonSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1.DaemonSetList](c.AppsV1().DaemonSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-		example:    &appsv1.Deployment{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1().Deployments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1().RESTClient() },
-		source:     restSource[*appsv1.Deployment],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1.DeploymentList](c.AppsV1().Deployments(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
-		example:    &appsv1.ReplicaSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1().ReplicaSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1().RESTClient() },
-		source:     restSource[*appsv1.ReplicaSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1.ReplicaSetList](c.AppsV1().ReplicaSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
-		example:    &appsv1.StatefulSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1().StatefulSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1().RESTClient() },
-		source:     restSource[*appsv1.StatefulSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1.StatefulSetList](c.AppsV1().StatefulSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "controllerrevisions"},
-		example:    &appsv1beta1.ControllerRevision{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "controllerrevisions"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta1().ControllerRevisions().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta1().RESTClient() },
-		source:     restSource[*appsv1beta1.ControllerRevision],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta1.ControllerRevisionList](c.AppsV1beta1().ControllerRevisions(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "deployments"},
-		example:    &appsv1beta1.Deployment{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "deployments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta1().Deployments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta1().RESTClient() },
-		source:     restSource[*appsv1beta1.Deployment],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta1.DeploymentList](c.AppsV1beta1().Deployments(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "statefulsets"},
-		example:    &appsv1beta1.StatefulSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "statefulsets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta1().StatefulSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta1().RESTClient() },
-		source:     restSource[*appsv1beta1.StatefulSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta1.StatefulSetList](c.AppsV1beta1().StatefulSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "controllerrevisions"},
-		example:    &appsv1beta2.ControllerRevision{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "controllerrevisions"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta2().ControllerRevisions().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta2().RESTClient() },
-		source:     restSource[*appsv1beta2.ControllerRevision],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta2.ControllerRevisionList](c.AppsV1beta2().ControllerRevisions(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "daemonsets"},
-		example:    &appsv1beta2.DaemonSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "daemonsets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta2().DaemonSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta2().RESTClient() },
-		source:     restSource[*appsv1beta2.DaemonSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta2.DaemonSetList](c.AppsV1beta2().DaemonSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "deployments"},
-		example:    &appsv1beta2.Deployment{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "deployments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta2().Deployments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta2().RESTClient() },
-		source:     restSource[*appsv1beta2.Deployment],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta2.DeploymentList](c.AppsV1beta2().Deployments(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "replicasets"},
-		example:    &appsv1beta2.ReplicaSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "replicasets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta2().ReplicaSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta2().RESTClient() },
-		source:     restSource[*appsv1beta2.ReplicaSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta2.ReplicaSetList](c.AppsV1beta2().ReplicaSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "statefulsets"},
-		example:    &appsv1beta2.StatefulSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "statefulsets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Apps().V1beta2().StatefulSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AppsV1beta2().RESTClient() },
-		source:     restSource[*appsv1beta2.StatefulSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*appsv1beta2.StatefulSetList](c.AppsV1beta2().StatefulSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"},
-		example:    &autoscalingv1.HorizontalPodAutoscaler{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Autoscaling().V1().HorizontalPodAutoscalers().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AutoscalingV1().RESTClient() },
-		source:     restSource[*autoscalingv1.HorizontalPodAutoscaler],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*autoscalingv1.HorizontalPodAutoscalerList](c.AutoscalingV1().HorizontalPodAutoscalers(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"},
-		example:    &autoscalingv2.HorizontalPodAutoscaler{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Autoscaling().V2().HorizontalPodAutoscalers().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.AutoscalingV2().RESTClient() },
-		source:     restSource[*autoscalingv2.HorizontalPodAutoscaler],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*autoscalingv2.HorizontalPodAutoscalerList](c.AutoscalingV2().HorizontalPodAutoscalers(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"},
-		example:    &batchv1.CronJob{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Batch().V1().CronJobs().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.BatchV1().RESTClient() },
-		source:     restSource[*batchv1.CronJob],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*batchv1.CronJobList](c.BatchV1().CronJobs(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"},
-		example:    &batchv1.Job{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Batch().V1().Jobs().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.BatchV1().RESTClient() },
-		source:     restSource[*batchv1.Job],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*batchv1.JobList](c.BatchV1().Jobs(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "batch", Version: "v1beta1", Resource: "cronjobs"},
-		example:    &batchv1beta1.CronJob{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "batch", Version: "v1beta1", Resource: "cronjobs"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Batch().V1beta1().CronJobs().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.BatchV1beta1().RESTClient() },
-		source:     restSource[*batchv1beta1.CronJob],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*batchv1beta1.CronJobList](c.BatchV1beta1().CronJobs(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"},
-		example:    &certificatesv1.CertificateSigningRequest{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1().CertificateSigningRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1().RESTClient() },
-		source:     restSource[*certificatesv1.CertificateSigningRequest],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1.CertificateSigningRequestList](c.CertificatesV1().CertificateSigningRequests())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "clustertrustbundles"},
-		example:    &certificatesv1.ClusterTrustBundle{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "clustertrustbundles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1().ClusterTrustBundles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1().RESTClient() },
-		source:     restSource[*certificatesv1.ClusterTrustBundle],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1.ClusterTrustBundleList](c.CertificatesV1().ClusterTrustBundles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"},
-		example:    &certificatesv1.PodCertificateRequest{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1().PodCertificateRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1().RESTClient() },
-		source:     restSource[*certificatesv1.PodCertificateRequest],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1.PodCertificateRequestList](c.CertificatesV1().PodCertificateRequests(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1alpha1", Resource: "clustertrustbundles"},
-		example:    &certificatesv1alpha1.ClusterTrustBundle{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1alpha1", Resource: "clustertrustbundles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1alpha1().ClusterTrustBundles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1alpha1().RESTClient() },
-		source:     restSource[*certificatesv1alpha1.ClusterTrustBundle],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1alpha1.ClusterTrustBundleList](c.CertificatesV1alpha1().ClusterTrustBundles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"},
-		example:    &certificatesv1beta1.CertificateSigningRequest{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1beta1().CertificateSigningRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1beta1().RESTClient() },
-		source:     restSource[*certificatesv1beta1.CertificateSigningRequest],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1beta1.CertificateSigningRequestList](c.CertificatesV1beta1().CertificateSigningRequests())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "clustertrustbundles"},
-		example:    &certificatesv1beta1.ClusterTrustBundle{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "clustertrustbundles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1beta1().ClusterTrustBundles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1beta1().RESTClient() },
-		source:     restSource[*certificatesv1beta1.ClusterTrustBundle],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1beta1.ClusterTrustBundleList](c.CertificatesV1beta1().ClusterTrustBundles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "podcertificaterequests"},
-		example:    &certificatesv1beta1.PodCertificateRequest{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "podcertificaterequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Certificates().V1beta1().PodCertificateRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CertificatesV1beta1().RESTClient() },
-		source:     restSource[*certificatesv1beta1.PodCertificateRequest],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*certificatesv1beta1.PodCertificateRequestList](c.CertificatesV1beta1().PodCertificateRequests(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
-		example:    &coordinationv1.Lease{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Coordination().V1().Leases().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoordinationV1().RESTClient() },
-		source:     restSource[*coordinationv1.Lease],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*coordinationv1.LeaseList](c.CoordinationV1().Leases(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1alpha2", Resource: "leasecandidates"},
-		example:    &coordinationv1alpha2.LeaseCandidate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1alpha2", Resource: "leasecandidates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Coordination().V1alpha2().LeaseCandidates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoordinationV1alpha2().RESTClient() },
-		source:     restSource[*coordinationv1alpha2.LeaseCandidate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*coordinationv1alpha2.LeaseCandidateList](c.CoordinationV1alpha2().LeaseCandidates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1beta1", Resource: "leasecandidates"},
-		example:    &coordinationv1beta1.LeaseCandidate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1beta1", Resource: "leasecandidates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Coordination().V1beta1().LeaseCandidates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoordinationV1beta1().RESTClient() },
-		source:     restSource[*coordinationv1beta1.LeaseCandidate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*coordinationv1beta1.LeaseCandidateList](c.CoordinationV1beta1().LeaseCandidates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1beta1", Resource: "leases"},
-		example:    &coordinationv1beta1.Lease{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1beta1", Resource: "leases"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Coordination().V1beta1().Leases().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.CoordinationV1beta1().RESTClient() },
-		source:     restSource[*coordinationv1beta1.Lease],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*coordinationv1beta1.LeaseList](c.CoordinationV1beta1().Leases(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
-		example:    &discoveryv1.EndpointSlice{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Discovery().V1().EndpointSlices().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.DiscoveryV1().RESTClient() },
-		source:     restSource[*discoveryv1.EndpointSlice],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*discoveryv1.EndpointSliceList](c.DiscoveryV1().EndpointSlices(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1beta1", Resource: "endpointslices"},
-		example:    &discoveryv1beta1.EndpointSlice{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1beta1", Resource: "endpointslices"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Discovery().V1beta1().EndpointSlices().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.DiscoveryV1beta1().RESTClient() },
-		source:     restSource[*discoveryv1beta1.EndpointSlice],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*discoveryv1beta1.EndpointSliceList](c.DiscoveryV1beta1().EndpointSlices(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
-		example:    &eventsv1.Event{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Events().V1().Events().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.EventsV1().RESTClient() },
-		source:     restSource[*eventsv1.Event],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*eventsv1.EventList](c.EventsV1().Events(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1beta1", Resource: "events"},
-		example:    &eventsv1beta1.Event{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1beta1", Resource: "events"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Events().V1beta1().Events().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.EventsV1beta1().RESTClient() },
-		source:     restSource[*eventsv1beta1.Event],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*eventsv1beta1.EventList](c.EventsV1beta1().Events(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "daemonsets"},
-		example:    &extensionsv1beta1.DaemonSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "daemonsets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Extensions().V1beta1().DaemonSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ExtensionsV1beta1().RESTClient() },
-		source:     restSource[*extensionsv1beta1.DaemonSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*extensionsv1beta1.DaemonSetList](c.ExtensionsV1beta1().DaemonSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "deployments"},
-		example:    &extensionsv1beta1.Deployment{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "deployments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Extensions().V1beta1().Deployments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ExtensionsV1beta1().RESTClient() },
-		source:     restSource[*extensionsv1beta1.Deployment],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*extensionsv1beta1.DeploymentList](c.ExtensionsV1beta1().Deployments(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "ingresses"},
-		example:    &extensionsv1beta1.Ingress{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "ingresses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Extensions().V1beta1().Ingresses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ExtensionsV1beta1().RESTClient() },
-		source:     restSource[*extensionsv1beta1.Ingress],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*extensionsv1beta1.IngressList](c.ExtensionsV1beta1().Ingresses(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "networkpolicies"},
-		example:    &extensionsv1beta1.NetworkPolicy{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "networkpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Extensions().V1beta1().NetworkPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ExtensionsV1beta1().RESTClient() },
-		source:     restSource[*extensionsv1beta1.NetworkPolicy],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*extensionsv1beta1.NetworkPolicyList](c.ExtensionsV1beta1().NetworkPolicies(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "replicasets"},
-		example:    &extensionsv1beta1.ReplicaSet{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "replicasets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Extensions().V1beta1().ReplicaSets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ExtensionsV1beta1().RESTClient() },
-		source:     restSource[*extensionsv1beta1.ReplicaSet],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*extensionsv1beta1.ReplicaSetList](c.ExtensionsV1beta1().ReplicaSets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"},
-		example:    &flowcontrolv1.FlowSchema{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1().FlowSchemas().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1().RESTClient() },
-		source:     restSource[*flowcontrolv1.FlowSchema],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1.FlowSchemaList](c.FlowcontrolV1().FlowSchemas())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"},
-		example:    &flowcontrolv1.PriorityLevelConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1().PriorityLevelConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1().RESTClient() },
-		source:     restSource[*flowcontrolv1.PriorityLevelConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1.PriorityLevelConfigurationList](c.FlowcontrolV1().PriorityLevelConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta1", Resource: "flowschemas"},
-		example:    &flowcontrolv1beta1.FlowSchema{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta1", Resource: "flowschemas"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta1().FlowSchemas().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta1().RESTClient() },
-		source:     restSource[*flowcontrolv1beta1.FlowSchema],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta1.FlowSchemaList](c.FlowcontrolV1beta1().FlowSchemas())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta1", Resource: "prioritylevelconfigurations"},
-		example:    &flowcontrolv1beta1.PriorityLevelConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta1", Resource: "prioritylevelconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta1().PriorityLevelConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta1().RESTClient() },
-		source:     restSource[*flowcontrolv1beta1.PriorityLevelConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta1.PriorityLevelConfigurationList](c.FlowcontrolV1beta1().PriorityLevelConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta2", Resource: "flowschemas"},
-		example:    &flowcontrolv1beta2.FlowSchema{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta2", Resource: "flowschemas"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta2().FlowSchemas().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta2().RESTClient() },
-		source:     restSource[*flowcontrolv1beta2.FlowSchema],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta2.FlowSchemaList](c.FlowcontrolV1beta2().FlowSchemas())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta2", Resource: "prioritylevelconfigurations"},
-		example:    &flowcontrolv1beta2.PriorityLevelConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta2", Resource: "prioritylevelconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta2().PriorityLevelConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta2().RESTClient() },
-		source:     restSource[*flowcontrolv1beta2.PriorityLevelConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta2.PriorityLevelConfigurationList](c.FlowcontrolV1beta2().PriorityLevelConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas"},
-		example:    &flowcontrolv1beta3.FlowSchema{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta3().FlowSchemas().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta3().RESTClient() },
-		source:     restSource[*flowcontrolv1beta3.FlowSchema],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta3.FlowSchemaList](c.FlowcontrolV1beta3().FlowSchemas())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "prioritylevelconfigurations"},
-		example:    &flowcontrolv1beta3.PriorityLevelConfiguration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "prioritylevelconfigurations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Flowcontrol().V1beta3().PriorityLevelConfigurations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.FlowcontrolV1beta3().RESTClient() },
-		source:     restSource[*flowcontrolv1beta3.PriorityLevelConfiguration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*flowcontrolv1beta3.PriorityLevelConfigurationList](c.FlowcontrolV1beta3().PriorityLevelConfigurations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"},
-		example:    &apiserverinternalv1alpha1.StorageVersion{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Internal().V1alpha1().StorageVersions().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.InternalV1alpha1().RESTClient() },
-		source:     restSource[*apiserverinternalv1alpha1.StorageVersion],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*apiserverinternalv1alpha1.StorageVersionList](c.InternalV1alpha1().StorageVersions())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"},
-		example:    &lifecyclev1alpha1.EvictionRequest{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Lifecycle().V1alpha1().EvictionRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.LifecycleV1alpha1().RESTClient() },
-		source:     restSource[*lifecyclev1alpha1.EvictionRequest],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*lifecyclev1alpha1.EvictionRequestList](c.LifecycleV1alpha1().EvictionRequests(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictions"},
-		example:    &lifecyclev1alpha1.Eviction{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictions"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Lifecycle().V1alpha1().Evictions().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.LifecycleV1alpha1().RESTClient() },
-		source:     restSource[*lifecyclev1alpha1.Eviction],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*lifecyclev1alpha1.EvictionList](c.LifecycleV1alpha1().Evictions(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"},
-		example:    &networkingv1.IngressClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1().IngressClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1().RESTClient() },
-		source:     restSource[*networkingv1.IngressClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1.IngressClassList](c.NetworkingV1().IngressClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"},
-		example:    &networkingv1.Ingress{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1().Ingresses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1().RESTClient() },
-		source:     restSource[*networkingv1.Ingress],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1.IngressList](c.NetworkingV1().Ingresses(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"},
-		example:    &networkingv1.IPAddress{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1().IPAddresses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1().RESTClient() },
-		source:     restSource[*networkingv1.IPAddress],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1.IPAddressList](c.NetworkingV1().IPAddresses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"},
-		example:    &networkingv1.NetworkPolicy{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1().NetworkPolicies().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1().RESTClient() },
-		source:     restSource[*networkingv1.NetworkPolicy],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1.NetworkPolicyList](c.NetworkingV1().NetworkPolicies(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"},
-		example:    &networkingv1.ServiceCIDR{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1().ServiceCIDRs().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1().RESTClient() },
-		source:     restSource[*networkingv1.ServiceCIDR],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1.ServiceCIDRList](c.NetworkingV1().ServiceCIDRs())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ingressclasses"},
-		example:    &networkingv1beta1.IngressClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ingressclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1beta1().IngressClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1beta1().RESTClient() },
-		source:     restSource[*networkingv1beta1.IngressClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1beta1.IngressClassList](c.NetworkingV1beta1().IngressClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ingresses"},
-		example:    &networkingv1beta1.Ingress{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ingresses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1beta1().Ingresses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1beta1().RESTClient() },
-		source:     restSource[*networkingv1beta1.Ingress],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1beta1.IngressList](c.NetworkingV1beta1().Ingresses(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ipaddresses"},
-		example:    &networkingv1beta1.IPAddress{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ipaddresses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1beta1().IPAddresses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1beta1().RESTClient() },
-		source:     restSource[*networkingv1beta1.IPAddress],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1beta1.IPAddressList](c.NetworkingV1beta1().IPAddresses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "servicecidrs"},
-		example:    &networkingv1beta1.ServiceCIDR{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "servicecidrs"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Networking().V1beta1().ServiceCIDRs().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NetworkingV1beta1().RESTClient() },
-		source:     restSource[*networkingv1beta1.ServiceCIDR],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*networkingv1beta1.ServiceCIDRList](c.NetworkingV1beta1().ServiceCIDRs())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"},
-		example:    &nodev1.RuntimeClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Node().V1().RuntimeClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NodeV1().RESTClient() },
-		source:     restSource[*nodev1.RuntimeClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*nodev1.RuntimeClassList](c.NodeV1().RuntimeClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1alpha1", Resource: "runtimeclasses"},
-		example:    &nodev1alpha1.RuntimeClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1alpha1", Resource: "runtimeclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Node().V1alpha1().RuntimeClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NodeV1alpha1().RESTClient() },
-		source:     restSource[*nodev1alpha1.RuntimeClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*nodev1alpha1.RuntimeClassList](c.NodeV1alpha1().RuntimeClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1beta1", Resource: "runtimeclasses"},
-		example:    &nodev1beta1.RuntimeClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1beta1", Resource: "runtimeclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Node().V1beta1().RuntimeClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.NodeV1beta1().RESTClient() },
-		source:     restSource[*nodev1beta1.RuntimeClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*nodev1beta1.RuntimeClassList](c.NodeV1beta1().RuntimeClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
-		example:    &policyv1.PodDisruptionBudget{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Policy().V1().PodDisruptionBudgets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.PolicyV1().RESTClient() },
-		source:     restSource[*policyv1.PodDisruptionBudget],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*policyv1.PodDisruptionBudgetList](c.PolicyV1().PodDisruptionBudgets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "policy", Version: "v1beta1", Resource: "poddisruptionbudgets"},
-		example:    &policyv1beta1.PodDisruptionBudget{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "policy", Version: "v1beta1", Resource: "poddisruptionbudgets"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Policy().V1beta1().PodDisruptionBudgets().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.PolicyV1beta1().RESTClient() },
-		source:     restSource[*policyv1beta1.PodDisruptionBudget],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*policyv1beta1.PodDisruptionBudgetList](c.PolicyV1beta1().PodDisruptionBudgets(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
-		example:    &rbacv1.ClusterRoleBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1().ClusterRoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1().RESTClient() },
-		source:     restSource[*rbacv1.ClusterRoleBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1.ClusterRoleBindingList](c.RbacV1().ClusterRoleBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
-		example:    &rbacv1.ClusterRole{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1().ClusterRoles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1().RESTClient() },
-		source:     restSource[*rbacv1.ClusterRole],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1.ClusterRoleList](c.RbacV1().ClusterRoles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
-		example:    &rbacv1.RoleBinding{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1().RoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1().RESTClient() },
-		source:     restSource[*rbacv1.RoleBinding],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1.RoleBindingList](c.RbacV1().RoleBindings(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
-		example:    &rbacv1.Role{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Rbac().V1().Roles().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1().RESTClient() },
-		source:     restSource[*rbacv1.Role],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1.RoleList](c.RbacV1().Roles(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterrolebindings"},
-		example:    &rbacv1alpha1.ClusterRoleBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterrolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1alpha1().ClusterRoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1alpha1().RESTClient() },
-		source:     restSource[*rbacv1alpha1.ClusterRoleBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1alpha1.ClusterRoleBindingList](c.RbacV1alpha1().ClusterRoleBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterroles"},
-		example:    &rbacv1alpha1.ClusterRole{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterroles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1alpha1().ClusterRoles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1alpha1().RESTClient() },
-		source:     restSource[*rbacv1alpha1.ClusterRole],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1alpha1.ClusterRoleList](c.RbacV1alpha1().ClusterRoles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "rolebindings"},
-		example:    &rbacv1alpha1.RoleBinding{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "rolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1alpha1().RoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1alpha1().RESTClient() },
-		source:     restSource[*rbacv1alpha1.RoleBinding],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1alpha1.RoleBindingList](c.RbacV1alpha1().RoleBindings(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "roles"},
-		example:    &rbacv1alpha1.Role{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "roles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1alpha1().Roles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1alpha1().RESTClient() },
-		source:     restSource[*rbacv1alpha1.Role],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1alpha1.RoleList](c.RbacV1alpha1().Roles(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterrolebindings"},
-		example:    &rbacv1beta1.ClusterRoleBinding{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterrolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1beta1().ClusterRoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1beta1().RESTClient() },
-		source:     restSource[*rbacv1beta1.ClusterRoleBinding],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1beta1.ClusterRoleBindingList](c.RbacV1beta1().ClusterRoleBindings())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterroles"},
-		example:    &rbacv1beta1.ClusterRole{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterroles"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1beta1().ClusterRoles().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1beta1().RESTClient() },
-		source:     restSource[*rbacv1beta1.ClusterRole],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1beta1.ClusterRoleList](c.RbacV1beta1().ClusterRoles())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "rolebindings"},
-		example:    &rbacv1beta1.RoleBinding{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "rolebindings"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1beta1().RoleBindings().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1beta1().RESTClient() },
-		source:     restSource[*rbacv1beta1.RoleBinding],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1beta1.RoleBindingList](c.RbacV1beta1().RoleBindings(namespace))
 		},
 	},
 	{
 		gvr:        schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "roles"},
-		example:    &rbacv1beta1.Role{},
-		namespaced: true,
 		informer:   func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.Rbac().V1beta1().Roles().Informer() },
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.RbacV1beta1().RESTClient() },
-		source:     restSource[*rbacv1beta1.Role],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*rbacv1beta1.RoleList](c.RbacV1beta1().Roles(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
-		example:    &resourcev1.DeviceClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1().DeviceClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1().RESTClient() },
-		source:     restSource[*resourcev1.DeviceClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1.DeviceClassList](c.ResourceV1().DeviceClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "devicetaintrules"},
-		example:    &resourcev1.DeviceTaintRule{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "devicetaintrules"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1().DeviceTaintRules().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1().RESTClient() },
-		source:     restSource[*resourcev1.DeviceTaintRule],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1.DeviceTaintRuleList](c.ResourceV1().DeviceTaintRules())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
-		example:    &resourcev1.ResourceClaim{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1().ResourceClaims().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1().RESTClient() },
-		source:     restSource[*resourcev1.ResourceClaim],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1.ResourceClaimList](c.ResourceV1().ResourceClaims(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
-		example:    &resourcev1.ResourceClaimTemplate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1().ResourceClaimTemplates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1().RESTClient() },
-		source:     restSource[*resourcev1.ResourceClaimTemplate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1.ResourceClaimTemplateList](c.ResourceV1().ResourceClaimTemplates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
-		example:    &resourcev1.ResourceSlice{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1().ResourceSlices().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1().RESTClient() },
-		source:     restSource[*resourcev1.ResourceSlice],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1.ResourceSliceList](c.ResourceV1().ResourceSlices())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "devicetaintrules"},
-		example:    &resourcev1alpha3.DeviceTaintRule{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "devicetaintrules"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1alpha3().DeviceTaintRules().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1alpha3().RESTClient() },
-		source:     restSource[*resourcev1alpha3.DeviceTaintRule],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1alpha3.DeviceTaintRuleList](c.ResourceV1alpha3().DeviceTaintRules())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "resourcepoolstatusrequests"},
-		example:    &resourcev1alpha3.ResourcePoolStatusRequest{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "resourcepoolstatusrequests"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1alpha3().ResourcePoolStatusRequests().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1alpha3().RESTClient() },
-		source:     restSource[*resourcev1alpha3.ResourcePoolStatusRequest],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1alpha3.ResourcePoolStatusRequestList](c.ResourceV1alpha3().ResourcePoolStatusRequests())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "deviceclasses"},
-		example:    &resourcev1beta1.DeviceClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "deviceclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta1().DeviceClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta1().RESTClient() },
-		source:     restSource[*resourcev1beta1.DeviceClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta1.DeviceClassList](c.ResourceV1beta1().DeviceClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceclaims"},
-		example:    &resourcev1beta1.ResourceClaim{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceclaims"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta1().ResourceClaims().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta1().RESTClient() },
-		source:     restSource[*resourcev1beta1.ResourceClaim],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta1.ResourceClaimList](c.ResourceV1beta1().ResourceClaims(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceclaimtemplates"},
-		example:    &resourcev1beta1.ResourceClaimTemplate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceclaimtemplates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta1().ResourceClaimTemplates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta1().RESTClient() },
-		source:     restSource[*resourcev1beta1.ResourceClaimTemplate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta1.ResourceClaimTemplateList](c.ResourceV1beta1().ResourceClaimTemplates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceslices"},
-		example:    &resourcev1beta1.ResourceSlice{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceslices"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta1().ResourceSlices().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta1().RESTClient() },
-		source:     restSource[*resourcev1beta1.ResourceSlice],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta1.ResourceSliceList](c.ResourceV1beta1().ResourceSlices())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "deviceclasses"},
-		example:    &resourcev1beta2.DeviceClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "deviceclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta2().DeviceClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta2().RESTClient() },
-		source:     restSource[*resourcev1beta2.DeviceClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta2.DeviceClassList](c.ResourceV1beta2().DeviceClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "devicetaintrules"},
-		example:    &resourcev1beta2.DeviceTaintRule{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "devicetaintrules"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta2().DeviceTaintRules().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta2().RESTClient() },
-		source:     restSource[*resourcev1beta2.DeviceTaintRule],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta2.DeviceTaintRuleList](c.ResourceV1beta2().DeviceTaintRules())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceclaims"},
-		example:    &resourcev1beta2.ResourceClaim{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceclaims"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta2().ResourceClaims().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta2().RESTClient() },
-		source:     restSource[*resourcev1beta2.ResourceClaim],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta2.ResourceClaimList](c.ResourceV1beta2().ResourceClaims(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceclaimtemplates"},
-		example:    &resourcev1beta2.ResourceClaimTemplate{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceclaimtemplates"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta2().ResourceClaimTemplates().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta2().RESTClient() },
-		source:     restSource[*resourcev1beta2.ResourceClaimTemplate],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta2.ResourceClaimTemplateList](c.ResourceV1beta2().ResourceClaimTemplates(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceslices"},
-		example:    &resourcev1beta2.ResourceSlice{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceslices"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Resource().V1beta2().ResourceSlices().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.ResourceV1beta2().RESTClient() },
-		source:     restSource[*resourcev1beta2.ResourceSlice],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*resourcev1beta2.ResourceSliceList](c.ResourceV1beta2().ResourceSlices())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"},
-		example:    &schedulingv1.PriorityClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1().PriorityClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1().RESTClient() },
-		source:     restSource[*schedulingv1.PriorityClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1.PriorityClassList](c.SchedulingV1().PriorityClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"},
-		example:    &schedulingv1alpha3.CompositePodGroup{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1alpha3().CompositePodGroups().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1alpha3().RESTClient() },
-		source:     restSource[*schedulingv1alpha3.CompositePodGroup],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1alpha3.CompositePodGroupList](c.SchedulingV1alpha3().CompositePodGroups(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "podgroups"},
-		example:    &schedulingv1alpha3.PodGroup{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "podgroups"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1alpha3().PodGroups().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1alpha3().RESTClient() },
-		source:     restSource[*schedulingv1alpha3.PodGroup],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1alpha3.PodGroupList](c.SchedulingV1alpha3().PodGroups(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "workloads"},
-		example:    &schedulingv1alpha3.Workload{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "workloads"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1alpha3().Workloads().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1alpha3().RESTClient() },
-		source:     restSource[*schedulingv1alpha3.Workload],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1alpha3.WorkloadList](c.SchedulingV1alpha3().Workloads(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"},
-		example:    &schedulingv1beta1.PodGroup{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1beta1().PodGroups().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1beta1().RESTClient() },
-		source:     restSource[*schedulingv1beta1.PodGroup],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1beta1.PodGroupList](c.SchedulingV1beta1().PodGroups(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "priorityclasses"},
-		example:    &schedulingv1beta1.PriorityClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "priorityclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1beta1().PriorityClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1beta1().RESTClient() },
-		source:     restSource[*schedulingv1beta1.PriorityClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1beta1.PriorityClassList](c.SchedulingV1beta1().PriorityClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"},
-		example:    &schedulingv1beta1.Workload{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Scheduling().V1beta1().Workloads().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.SchedulingV1beta1().RESTClient() },
-		source:     restSource[*schedulingv1beta1.Workload],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*schedulingv1beta1.WorkloadList](c.SchedulingV1beta1().Workloads(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
-		example:    &storagev1.CSIDriver{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().CSIDrivers().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.CSIDriver],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.CSIDriverList](c.StorageV1().CSIDrivers())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
-		example:    &storagev1.CSINode{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().CSINodes().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.CSINode],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.CSINodeList](c.StorageV1().CSINodes())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"},
-		example:    &storagev1.CSIStorageCapacity{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().CSIStorageCapacities().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.CSIStorageCapacity],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.CSIStorageCapacityList](c.StorageV1().CSIStorageCapacities(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"},
-		example:    &storagev1.StorageClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().StorageClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.StorageClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.StorageClassList](c.StorageV1().StorageClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments"},
-		example:    &storagev1.VolumeAttachment{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().VolumeAttachments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.VolumeAttachment],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.VolumeAttachmentList](c.StorageV1().VolumeAttachments())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"},
-		example:    &storagev1.VolumeAttributesClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1().VolumeAttributesClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1().RESTClient() },
-		source:     restSource[*storagev1.VolumeAttributesClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1.VolumeAttributesClassList](c.StorageV1().VolumeAttributesClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "csistoragecapacities"},
-		example:    &storagev1alpha1.CSIStorageCapacity{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "csistoragecapacities"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1alpha1().CSIStorageCapacities().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1alpha1().RESTClient() },
-		source:     restSource[*storagev1alpha1.CSIStorageCapacity],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1alpha1.CSIStorageCapacityList](c.StorageV1alpha1().CSIStorageCapacities(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "volumeattachments"},
-		example:    &storagev1alpha1.VolumeAttachment{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "volumeattachments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1alpha1().VolumeAttachments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1alpha1().RESTClient() },
-		source:     restSource[*storagev1alpha1.VolumeAttachment],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1alpha1.VolumeAttachmentList](c.StorageV1alpha1().VolumeAttachments())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "volumeattributesclasses"},
-		example:    &storagev1alpha1.VolumeAttributesClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "volumeattributesclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1alpha1().VolumeAttributesClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1alpha1().RESTClient() },
-		source:     restSource[*storagev1alpha1.VolumeAttributesClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1alpha1.VolumeAttributesClassList](c.StorageV1alpha1().VolumeAttributesClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csidrivers"},
-		example:    &storagev1beta1.CSIDriver{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csidrivers"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().CSIDrivers().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.CSIDriver],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.CSIDriverList](c.StorageV1beta1().CSIDrivers())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csinodes"},
-		example:    &storagev1beta1.CSINode{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csinodes"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().CSINodes().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.CSINode],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.CSINodeList](c.StorageV1beta1().CSINodes())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csistoragecapacities"},
-		example:    &storagev1beta1.CSIStorageCapacity{},
-		namespaced: true,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csistoragecapacities"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().CSIStorageCapacities().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.CSIStorageCapacity],
 		clientset: func(c kubernetes.Interface, namespace string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.CSIStorageCapacityList](c.StorageV1beta1().CSIStorageCapacities(namespace))
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "storageclasses"},
-		example:    &storagev1beta1.StorageClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "storageclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().StorageClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.StorageClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.StorageClassList](c.StorageV1beta1().StorageClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "volumeattachments"},
-		example:    &storagev1beta1.VolumeAttachment{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "volumeattachments"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().VolumeAttachments().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.VolumeAttachment],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.VolumeAttachmentList](c.StorageV1beta1().VolumeAttachments())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "volumeattributesclasses"},
-		example:    &storagev1beta1.VolumeAttributesClass{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "volumeattributesclasses"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storage().V1beta1().VolumeAttributesClasses().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StorageV1beta1().RESTClient() },
-		source:     restSource[*storagev1beta1.VolumeAttributesClass],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagev1beta1.VolumeAttributesClassList](c.StorageV1beta1().VolumeAttributesClasses())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1", Resource: "storageversionmigrations"},
-		example:    &storagemigrationv1.StorageVersionMigration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1", Resource: "storageversionmigrations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storagemigration().V1().StorageVersionMigrations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StoragemigrationV1().RESTClient() },
-		source:     restSource[*storagemigrationv1.StorageVersionMigration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagemigrationv1.StorageVersionMigrationList](c.StoragemigrationV1().StorageVersionMigrations())
 		},
 	},
 	{
-		gvr:        schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1beta1", Resource: "storageversionmigrations"},
-		example:    &storagemigrationv1beta1.StorageVersionMigration{},
-		namespaced: false,
+		gvr: schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1beta1", Resource: "storageversionmigrations"},
 		informer: func(f *sharedInformerFactory) cache.SharedIndexInformer {
 			return f.Storagemigration().V1beta1().StorageVersionMigrations().Informer()
 		},
 		restClient: func(c kubernetes.Interface) rest.Interface { return c.StoragemigrationV1beta1().RESTClient() },
-		source:     restSource[*storagemigrationv1beta1.StorageVersionMigration],
 		clientset: func(c kubernetes.Interface, _ string) cache.ListerWatcherWithContext {
 			return reflector.FromClient[*storagemigrationv1beta1.StorageVersionMigrationList](c.StoragemigrationV1beta1().StorageVersionMigrations())
 		},

@@ -1,19 +1,22 @@
-// Command clientgo-informers writes clientgo/informers/zz_generated.builtins.go:
-// what listwatch's drop-in informers.SharedInformerFactory needs to know of
-// each built-in type that client-go's factory has an informer for, read from
-// client-go at the version go.mod requires.
+// Command clientgo-informers writes what listwatch needs to know of each
+// built-in type that client-go's shared informer factory has an informer
+// for, read from client-go at the version go.mod requires, in two files:
 //
-//	go run ./hack/clientgo-informers         # rewrite the file (make clientgo-gen)
-//	go run ./hack/clientgo-informers -check  # exit 1 if it is stale (make lint)
+//   - restsource/builtin/zz_generated.types.go: the table of types, each
+//     with its GroupVersionResource, an example object, whether it is
+//     namespaced, and restsource.New instantiated for it (restsource needs
+//     the type at compile time);
+//   - clientgo/informers/zz_generated.builtins.go: the drop-in factory's
+//     group accessors (Core(), Apps(), ...: each hands the factory to
+//     client-go's generated group constructor, so the typed informers and
+//     listers are client-go's own) and its columns of each type, by
+//     GroupVersionResource: the typed informer's accessor chain
+//     (ForResource), the clientset's REST client of its group version, and
+//     the typed client's List/Watch (the fallback for a clientset without
+//     a REST client, such as client-go's fake).
 //
-// The file holds the factory's group accessors (Core(), Apps(), ...: each
-// hands this factory to client-go's generated group constructor, so the
-// typed informers and listers are client-go's own) and one table entry per
-// type: its GroupVersionResource and whether it is namespaced, the typed
-// informer's accessor chain (ForResource), the clientset's REST client of
-// its group version, restsource.New instantiated for the type (restsource
-// needs the type at compile time), and the typed client's List/Watch (the
-// fallback for a clientset without a REST client, such as client-go's fake).
+//	go run ./hack/clientgo-informers         # rewrite the files (make clientgo-gen)
+//	go run ./hack/clientgo-informers -check  # exit 1 if one is stale (make lint)
 //
 // Everything is found by reflection on client-go's interfaces, not by
 // reading its source: SharedInformerFactory's methods that return a group's
@@ -49,14 +52,19 @@ import (
 )
 
 // output is the generated file, relative to the module root.
-const output = "clientgo/informers/zz_generated.builtins.go"
+// The two generated files: the table of built-in types with their
+// restsource constructors, and the factory's accessors and columns.
+const (
+	typesOutput   = "restsource/builtin/zz_generated.types.go"
+	factoryOutput = "clientgo/informers/zz_generated.builtins.go"
+)
 
 const command = "go run ./hack/clientgo-informers (make clientgo-gen)"
 
 func main() {
 	check := flag.Bool("check", false, "exit 1 if the generated file is stale instead of writing it")
 	flag.Parse()
-	src, err := generate()
+	files, err := generate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clientgo-informers:", err)
 		os.Exit(2)
@@ -66,18 +74,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "clientgo-informers:", err)
 		os.Exit(2)
 	}
-	path := filepath.Join(root, output)
-	if *check {
-		old, _ := os.ReadFile(path)
-		if !bytes.Equal(old, src) {
-			fmt.Printf("%s is out of date with client-go; run make clientgo-gen and commit it.\n", output)
-			os.Exit(1)
+	stale := false
+	for _, output := range []string{typesOutput, factoryOutput} {
+		path := filepath.Join(root, output)
+		if *check {
+			if old, _ := os.ReadFile(path); !bytes.Equal(old, files[output]) {
+				fmt.Printf("%s is out of date with client-go; run make clientgo-gen and commit it.\n", output)
+				stale = true
+			}
+			continue
 		}
-		return
+		if err := os.WriteFile(path, files[output], 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "clientgo-informers:", err)
+			os.Exit(2)
+		}
 	}
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "clientgo-informers:", err)
-		os.Exit(2)
+	if stale {
+		os.Exit(1)
 	}
 }
 
@@ -106,8 +119,8 @@ type entry struct {
 	namespaced bool
 }
 
-// generate inspects client-go and returns the formatted file.
-func generate() ([]byte, error) {
+// generate inspects client-go and returns the formatted files by path.
+func generate() (map[string][]byte, error) {
 	factoryType := reflect.TypeFor[informers.SharedInformerFactory]()
 	clientsetType := reflect.TypeFor[kubernetes.Interface]()
 	// client-go's own factory, to check each entry against: never started.
@@ -228,7 +241,53 @@ func groupAlias(pkg string) string {
 	return filepath.Base(pkg) + "informers"
 }
 
-func render(groups []group, entries []entry) ([]byte, error) {
+func render(groups []group, entries []entry) (map[string][]byte, error) {
+	types, err := renderTypes(entries)
+	if err != nil {
+		return nil, err
+	}
+	factory, err := renderFactory(groups, entries)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{typesOutput: types, factoryOutput: factory}, nil
+}
+
+// renderTypes writes package builtin's table.
+func renderTypes(entries []entry) ([]byte, error) {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("// Code generated by %s; DO NOT EDIT.\n\n", command)
+	p("//lint:file-ignore SA1019 every type client-go's factory serves, deprecated ones included\n\n")
+	p("package builtin\n\n")
+	p("import (\n")
+	apis := map[string]bool{}
+	for _, e := range entries {
+		apis[e.obj.PkgPath()] = true
+	}
+	imports := []string{`"k8s.io/apimachinery/pkg/runtime/schema"`}
+	for pkg := range apis {
+		imports = append(imports, fmt.Sprintf("%s %q", alias(pkg), pkg))
+	}
+	sort.Strings(imports)
+	for _, im := range imports {
+		p("\t%s\n", im)
+	}
+	p(")\n\n")
+	p("// types are the types client-go's factory has an informer for.\n")
+	p("var types = []Type{\n")
+	for _, e := range entries {
+		obj := alias(e.obj.PkgPath()) + "." + e.obj.Name()
+		p("\t{GVR: schema.GroupVersionResource{Group: %q, Version: %q, Resource: %q}, Example: &%s{}, Namespaced: %v, New: newSource[*%s]},\n",
+			e.gvr.Group, e.gvr.Version, e.gvr.Resource, obj, e.namespaced, obj)
+	}
+	p("}\n")
+	return formatted(b.Bytes())
+}
+
+// renderFactory writes the factory's group accessors and its columns of
+// each type.
+func renderFactory(groups []group, entries []entry) ([]byte, error) {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// Code generated by %s; DO NOT EDIT.\n\n", command)
@@ -237,7 +296,7 @@ func render(groups []group, entries []entry) ([]byte, error) {
 	p("import (\n")
 	apis := map[string]bool{}
 	for _, e := range entries {
-		apis[e.obj.PkgPath()] = true
+		apis[e.list.PkgPath()] = true
 	}
 	var imports []string
 	for pkg := range apis {
@@ -265,10 +324,10 @@ func render(groups []group, entries []entry) ([]byte, error) {
 		p("\treturn %s.New(f, f.namespace, f.tweakListOptions)\n}\n\n", groupAlias(g.pkg))
 	}
 
-	p("// builtins are the types client-go's factory has an informer for.\n")
+	p("// builtins are the factory's columns of the types client-go's factory has\n")
+	p("// an informer for (restsource/builtin has the others, by gvr).\n")
 	p("var builtins = []builtin{\n")
 	for _, e := range entries {
-		obj := alias(e.obj.PkgPath()) + "." + e.obj.Name()
 		list := alias(e.list.PkgPath()) + "." + e.list.Name()
 		client := fmt.Sprintf("c.%s%s().%s(namespace)", e.group, e.version, e.accessor)
 		ns := "namespace"
@@ -278,19 +337,21 @@ func render(groups []group, entries []entry) ([]byte, error) {
 		}
 		p("\t{\n")
 		p("\t\tgvr: schema.GroupVersionResource{Group: %q, Version: %q, Resource: %q},\n", e.gvr.Group, e.gvr.Version, e.gvr.Resource)
-		p("\t\texample: &%s{},\n", obj)
-		p("\t\tnamespaced: %v,\n", e.namespaced)
 		p("\t\tinformer: func(f *sharedInformerFactory) cache.SharedIndexInformer { return f.%s().%s().%s().Informer() },\n", e.group, e.version, e.accessor)
 		p("\t\trestClient: func(c kubernetes.Interface) rest.Interface { return c.%s%s().RESTClient() },\n", e.group, e.version)
-		p("\t\tsource: restSource[*%s],\n", obj)
 		p("\t\tclientset: func(c kubernetes.Interface, %s string) cache.ListerWatcherWithContext {\n", ns)
 		p("\t\t\treturn reflector.FromClient[*%s](%s)\n\t\t},\n", list, client)
 		p("\t},\n")
 	}
 	p("}\n")
-	out, err := format.Source(b.Bytes())
+	return formatted(b.Bytes())
+}
+
+// formatted is src gofmt'ed.
+func formatted(src []byte) ([]byte, error) {
+	out, err := format.Source(src)
 	if err != nil {
-		return nil, fmt.Errorf("formatting: %w\n%s", err, b.Bytes())
+		return nil, fmt.Errorf("formatting: %w\n%s", err, src)
 	}
 	return out, nil
 }
