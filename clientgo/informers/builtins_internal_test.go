@@ -34,13 +34,13 @@ func TestEveryBuiltinIsListwatch(t *testing.T) {
 		f := NewSharedInformerFactory(cs, 0).(*sharedInformerFactory)
 		for _, b := range builtins {
 			b.informer(f)
-			inf := f.informers[reflect.TypeOf(b.typ.Example)]
+			inf := f.informers.All()[reflect.TypeOf(b.typ.Example)]
 			if reflect.TypeOf(inf) != lwType {
 				t.Errorf("%s clientset: %v: the factory holds %T for %T; want listwatch's informer", name, b.gvr, inf, b.typ.Example)
 			}
 		}
-		if len(f.informers) != len(builtins) {
-			t.Errorf("%s clientset: %d informers for %d table entries", name, len(f.informers), len(builtins))
+		if n := len(f.informers.All()); n != len(builtins) {
+			t.Errorf("%s clientset: %d informers for %d table entries", name, n, len(builtins))
 		}
 	}
 }

@@ -3,7 +3,6 @@ package informers
 import (
 	"context"
 	"reflect"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/clientgo/internal/factoryopts"
+	lwfactory "github.com/listwatch/listwatch/informer/factory"
 )
 
 // NewSharedInformerFactory is the drop-in for client-go's function of the
@@ -54,12 +54,10 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 		memory = *s.memory
 	}
 	return &sharedInformerFactory{
-		client:           client,
-		defaultResync:    defaultResync,
-		settings:         s,
-		memory:           memory,
-		informers:        map[reflect.Type]cache.SharedIndexInformer{},
-		startedInformers: map[reflect.Type]bool{},
+		client:        client,
+		defaultResync: defaultResync,
+		settings:      s,
+		memory:        memory,
 	}
 }
 
@@ -72,15 +70,9 @@ type sharedInformerFactory struct {
 	settings
 	memory MemoryOptions
 
-	lock sync.Mutex
-	// informers holds one informer per object type; startedInformers
-	// the types Start has started.
-	informers        map[reflect.Type]cache.SharedIndexInformer
-	startedInformers map[reflect.Type]bool
-	// wg counts running informers.
-	wg sync.WaitGroup
-	// shuttingDown is set by Shutdown: Start then starts nothing.
-	shuttingDown bool
+	// informers holds one informer per object type, with client-go's
+	// lifecycle: built after Shutdown too, never cancelled by it.
+	informers lwfactory.Lifecycle[reflect.Type, cache.SharedIndexInformer]
 }
 
 var _ SharedInformerFactory = (*sharedInformerFactory)(nil)
@@ -95,18 +87,7 @@ func (f *sharedInformerFactory) Start(stopCh <-chan struct{}) {
 // StartWithContext runs every informer not yet started, until ctx ends.
 // After Shutdown it starts nothing.
 func (f *sharedInformerFactory) StartWithContext(ctx context.Context) {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	if f.shuttingDown {
-		return
-	}
-	for t, inf := range f.informers {
-		if f.startedInformers[t] {
-			continue
-		}
-		f.startedInformers[t] = true
-		f.wg.Go(func() { inf.RunWithContext(ctx) })
-	}
+	f.informers.Start(ctx, func(ctx context.Context, inf cache.SharedIndexInformer) { inf.RunWithContext(ctx) })
 }
 
 // Shutdown makes Start start nothing more, waits until every started
@@ -114,10 +95,7 @@ func (f *sharedInformerFactory) StartWithContext(ctx context.Context) {
 // releases the factory's InformerName. It may be called more than once,
 // also concurrently.
 func (f *sharedInformerFactory) Shutdown() {
-	f.lock.Lock()
-	f.shuttingDown = true
-	f.lock.Unlock()
-	f.wg.Wait()
+	f.informers.Shutdown()
 	f.informerName.Release()
 }
 
@@ -130,14 +108,7 @@ func (f *sharedInformerFactory) WaitForCacheSync(stopCh <-chan struct{}) map[ref
 // WaitForCacheSyncWithContext waits until every started informer has
 // synced or ctx ends. Err is the context's cause when one has not.
 func (f *sharedInformerFactory) WaitForCacheSyncWithContext(ctx context.Context) cache.SyncResult {
-	started := map[reflect.Type]cache.SharedIndexInformer{}
-	f.lock.Lock()
-	for t, inf := range f.informers {
-		if f.startedInformers[t] {
-			started[t] = inf
-		}
-	}
-	f.lock.Unlock()
+	started := f.informers.Started()
 	checkers := make([]cache.DoneChecker, 0, len(started))
 	for _, inf := range started {
 		checkers = append(checkers, inf.HasSyncedChecker())
@@ -159,22 +130,19 @@ func (f *sharedInformerFactory) WaitForCacheSyncWithContext(ctx context.Context)
 // with restsource; for any other newFunc, the one newFunc builds, called as
 // client-go calls it. The factory's transform is set on either.
 func (f *sharedInformerFactory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
-	f.lock.Lock()
-	defer f.lock.Unlock()
 	t := reflect.TypeOf(obj)
-	if inf, ok := f.informers[t]; ok {
-		return inf
-	}
-	resync, ok := f.customResync[t]
-	if !ok {
-		resync = f.defaultResync
-	}
-	inf := f.newInformer(obj, newFunc, resync)
-	if f.transform != nil {
-		if err := inf.SetTransform(f.transform); err != nil {
-			klog.Background().Error(err, "informers: setting the factory's transform", "type", t)
+	inf, _ := f.informers.Get(t, func() (cache.SharedIndexInformer, error) {
+		resync, ok := f.customResync[t]
+		if !ok {
+			resync = f.defaultResync
 		}
-	}
-	f.informers[t] = inf
+		inf := f.newInformer(obj, newFunc, resync)
+		if f.transform != nil {
+			if err := inf.SetTransform(f.transform); err != nil {
+				klog.Background().Error(err, "informers: setting the factory's transform", "type", t)
+			}
+		}
+		return inf, nil
+	})
 	return inf
 }

@@ -24,6 +24,11 @@
 // every informer built without its own (informer/promprovider does), and
 // Snapshots reports them all (informer/statuspage serves them).
 //
+// [Lifecycle] is the one lifecycle of a factory's informers (built once
+// per key, started once, awaited, shut down): Factory runs it, and so do
+// the client-go door's factories (clientgo/informers, and the dynamic and
+// metadata-only ones), with client-go's choices where they differ.
+//
 // # Concurrency
 //
 // A Factory is safe for concurrent use. Start runs each informer on its own

@@ -60,16 +60,13 @@ type Selection struct {
 // starts them together and waits for them to sync.
 type Factory struct {
 	opts Options
+	// informers is the informers' lifecycle; it refuses new ones after
+	// Shutdown (informer.ErrStopped).
+	informers Lifecycle[factoryKey, runnable]
 
+	// mu guards the metrics fields. Lock order: the lifecycle's lock (For
+	// builds under it), then mu.
 	mu sync.Mutex
-	// informers holds every informer handed out, by identity.
-	informers map[factoryKey]runnable
-	// running holds the keys Start has started.
-	running map[factoryKey]bool
-	// wg counts running informers; cancels stops them.
-	wg       sync.WaitGroup
-	cancels  []context.CancelFunc
-	shutdown bool
 	// observe is the metrics observer (Observe); nil when none is
 	// attached.
 	observe func(name string) Metrics
@@ -106,7 +103,9 @@ type runnable interface {
 
 // New returns an empty factory.
 func New(opts Options) *Factory {
-	return &Factory{opts: opts, informers: map[factoryKey]runnable{}, running: map[factoryKey]bool{}}
+	f := &Factory{opts: opts}
+	f.informers.Refuse = informer.ErrStopped
+	return f
 }
 
 // For returns the factory's informer for T, resource and sel, building it
@@ -115,81 +114,63 @@ func New(opts Options) *Factory {
 // "pods" or a GVR's String().
 func For[T store.Object](f *Factory, resource string, sel Selection, newSource func(Selection) cache.ListerWatcherWithContext, opts informer.Options[T]) (*informer.Informer[T], error) {
 	key := factoryKey{typ: reflect.TypeFor[T](), resource: resource, sel: sel}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if existing, ok := f.informers[key]; ok {
-		return existing.(*informer.Informer[T]), nil
-	}
-	if f.shutdown {
-		return nil, informer.ErrStopped
-	}
-	opts.Source = newSource(sel)
-	if f.opts.WrapSource != nil {
-		opts.Source = f.opts.WrapSource(resource, opts.Source)
-	}
-	if opts.Name == "" {
-		opts.Name = key.String()
-	}
-	if opts.ResyncPeriod == 0 {
-		opts.ResyncPeriod = f.opts.ResyncPeriod
-	}
-	if opts.Delivery == 0 {
-		opts.Delivery = f.opts.Delivery
-	}
-	if opts.Reflector.Metrics == nil || opts.Processing == nil {
-		sw := f.switchLocked(opts.Name)
-		if opts.Reflector.Metrics == nil {
-			opts.Reflector.Metrics = sw
+	inf, err := f.informers.Get(key, func() (runnable, error) {
+		opts.Source = newSource(sel)
+		if f.opts.WrapSource != nil {
+			opts.Source = f.opts.WrapSource(resource, opts.Source)
 		}
-		if opts.Processing == nil {
-			opts.Processing = sw
+		if opts.Name == "" {
+			opts.Name = key.String()
 		}
-	}
-	inf, err := informer.New(opts)
+		if opts.ResyncPeriod == 0 {
+			opts.ResyncPeriod = f.opts.ResyncPeriod
+		}
+		if opts.Delivery == 0 {
+			opts.Delivery = f.opts.Delivery
+		}
+		if opts.Reflector.Metrics == nil || opts.Processing == nil {
+			f.mu.Lock()
+			sw := f.switchLocked(opts.Name)
+			f.mu.Unlock()
+			if opts.Reflector.Metrics == nil {
+				opts.Reflector.Metrics = sw
+			}
+			if opts.Processing == nil {
+				opts.Processing = sw
+			}
+		}
+		inf, err := informer.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		if h, ok := opts.Source.(RelistHook); ok {
+			h.RelistWith(inf.Relist)
+		}
+		return inf, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if h, ok := opts.Source.(RelistHook); ok {
-		h.RelistWith(inf.Relist)
-	}
-	f.informers[key] = inf
-	return inf, nil
+	return inf.(*informer.Informer[T]), nil
 }
 
 // Start runs every informer not yet running, until ctx ends or Shutdown.
 func (f *Factory) Start(ctx context.Context) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.shutdown {
-		return
-	}
-	for key, inf := range f.informers {
-		if f.running[key] {
-			continue
-		}
-		f.running[key] = true
-		runCtx, cancel := context.WithCancel(ctx)
-		f.cancels = append(f.cancels, cancel)
-		f.wg.Go(func() { _ = inf.Run(runCtx) })
-	}
+	f.informers.Start(ctx, func(ctx context.Context, inf runnable) { _ = inf.Run(ctx) })
 }
 
 // WaitForCacheSync waits until every started informer has synced. On
 // failure the error names each informer that did not sync and why.
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
-	f.mu.Lock()
-	var keys []factoryKey
-	for key := range f.running {
+	started := f.informers.Started()
+	keys := make([]factoryKey, 0, len(started))
+	for key := range started {
 		keys = append(keys, key)
 	}
-	f.mu.Unlock()
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 	var errs []error
 	for _, key := range keys {
-		f.mu.Lock()
-		inf := f.informers[key]
-		f.mu.Unlock()
-		if err := inf.WaitForSync(ctx); err != nil {
+		if err := started[key].WaitForSync(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", key, err))
 		}
 	}
@@ -198,15 +179,7 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 
 // Shutdown stops every informer and waits for them to return. Informers
 // asked for afterwards are refused with informer.ErrStopped.
-func (f *Factory) Shutdown() {
-	f.mu.Lock()
-	f.shutdown = true
-	for _, cancel := range f.cancels {
-		cancel()
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
-}
+func (f *Factory) Shutdown() { f.informers.Stop() }
 
 // selected wraps lw so every call carries sel's selectors, as a filtered
 // client-go informer's tweakListOptions does.

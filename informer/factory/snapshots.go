@@ -19,12 +19,11 @@ func (f *Factory) Snapshots() []informer.Snapshot {
 		key factoryKey
 		inf informer.Snapshotter
 	}
-	f.mu.Lock()
-	entries := make([]entry, 0, len(f.informers))
-	for key, inf := range f.informers {
+	all := f.informers.All()
+	entries := make([]entry, 0, len(all))
+	for key, inf := range all {
 		entries = append(entries, entry{key, inf})
 	}
-	f.mu.Unlock()
 	out := make([]informer.Snapshot, 0, len(entries))
 	for _, e := range entries {
 		s := e.inf.Snapshot()

@@ -25,70 +25,46 @@ package gvrfactory
 
 import (
 	"context"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/informer/factory"
 )
 
 // Factory hands out one informer per resource, built by its build
 // function on first use.
 type Factory struct {
 	build func(schema.GroupVersionResource) informers.GenericInformer
-
-	lock sync.Mutex
-	// informers holds every informer handed out; started those Start has
-	// started.
-	informers map[schema.GroupVersionResource]informers.GenericInformer
-	started   map[schema.GroupVersionResource]bool
-	// wg counts running informers.
-	wg sync.WaitGroup
-	// shuttingDown is set by Shutdown: Start then starts nothing.
-	shuttingDown bool
+	// informers holds every informer handed out, with client-go's
+	// lifecycle: built after Shutdown too, never cancelled by it.
+	informers factory.Lifecycle[schema.GroupVersionResource, informers.GenericInformer]
 }
 
 // New returns an empty factory whose informers build makes.
 func New(build func(schema.GroupVersionResource) informers.GenericInformer) *Factory {
-	return &Factory{
-		build:     build,
-		informers: map[schema.GroupVersionResource]informers.GenericInformer{},
-		started:   map[schema.GroupVersionResource]bool{},
-	}
+	return &Factory{build: build}
 }
 
 // ForResource returns the factory's informer for gvr, building it on first
 // use.
 func (f *Factory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	if inf, ok := f.informers[gvr]; ok {
-		return inf
-	}
-	inf := f.build(gvr)
-	f.informers[gvr] = inf
+	inf, _ := f.informers.Get(gvr, func() (informers.GenericInformer, error) { return f.build(gvr), nil })
 	return inf
 }
 
 // Start runs every informer not yet started until stopCh is closed; after
 // Shutdown it starts nothing.
 func (f *Factory) Start(stopCh <-chan struct{}) {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	if f.shuttingDown {
-		return
-	}
-	for gvr, inf := range f.informers {
-		if f.started[gvr] {
-			continue
-		}
-		f.started[gvr] = true
-		f.wg.Go(func() { inf.Informer().Run(stopCh) })
-	}
+	f.informers.Start(wait.ContextForChannel(stopCh), func(ctx context.Context, inf informers.GenericInformer) {
+		inf.Informer().RunWithContext(ctx)
+	})
 }
 
 // WaitForCacheSync waits until every started informer has synced or
@@ -103,17 +79,10 @@ func (f *Factory) Start(stopCh <-chan struct{}) {
 // watch resumes from the list's resource version and nothing is lost
 // either way.
 func (f *Factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
-	started := map[schema.GroupVersionResource]cache.SharedIndexInformer{}
-	f.lock.Lock()
-	for gvr, inf := range f.informers {
-		if f.started[gvr] {
-			started[gvr] = inf.Informer()
-		}
-	}
-	f.lock.Unlock()
+	started := f.informers.Started()
 	res := make(map[schema.GroupVersionResource]bool, len(started))
 	for gvr, inf := range started {
-		res[gvr] = cache.WaitForCacheSync(stopCh, inf.HasSynced)
+		res[gvr] = cache.WaitForCacheSync(stopCh, inf.Informer().HasSynced)
 	}
 	return res
 }
@@ -121,12 +90,7 @@ func (f *Factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersi
 // Shutdown makes Start start nothing more and waits until every started
 // informer has returned (their stop channel must be closed). It may be
 // called more than once, also concurrently.
-func (f *Factory) Shutdown() {
-	f.lock.Lock()
-	f.shuttingDown = true
-	f.lock.Unlock()
-	f.wg.Wait()
-}
+func (f *Factory) Shutdown() { f.informers.Shutdown() }
 
 // Source is lw with tweak applied to the options of every list and watch,
 // and saying whether client supports streaming lists (client-go's fake
