@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,12 +131,14 @@ func (w *streamWatch) run(items []corev1.Pod, rv string, live <-chan watch.Event
 // spanProfile starts a CPU profile of the measured span only (not the
 // corpus, not the initial sync) when BENCH_SPAN_CPUPROFILE names a file;
 // the returned function stops it. Each call overwrites the file, so the
-// profile is of the last round run (use a filter like SteadyState/listwatch).
-func spanProfile(b *testing.B) func() {
+// profile is of the last round run (use a filter like SteadyState/listwatch);
+// suffix, when given, is appended to the file name.
+func spanProfile(b *testing.B, suffix ...string) func() {
 	path := os.Getenv("BENCH_SPAN_CPUPROFILE")
 	if path == "" {
 		return func() {}
 	}
+	path += strings.Join(suffix, "")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
