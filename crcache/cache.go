@@ -89,7 +89,13 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			opts = stripFirst(opts)
 		}
 		opts.NewInformer = b.newInformer
-		c, err := cache.New(cfg, opts)
+		// controller-runtime's clients wait on a limiter that lets probes
+		// through without a token (see probeLimiter).
+		crCfg := rest.CopyConfig(cfg)
+		if b.limiter = newProbeLimiter(cfg); b.limiter != nil {
+			crCfg.RateLimiter = b.limiter
+		}
+		c, err := cache.New(crCfg, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +122,9 @@ type builder struct {
 	named bool
 	// shard shards the informers, when Options.Shard is set.
 	shard *sharding
+	// limiter is the rate limiter of controller-runtime's clients, nil
+	// when they have none.
+	limiter *probeLimiter
 
 	mu    sync.Mutex
 	built []informer.Snapshotter // listwatch's informers built, for a StatusPage
@@ -142,7 +151,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 			log = log.V(1)
 		}
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
-		src = lw
+		src = b.limiter.limited(lw)
 	}
 	src, sharded := b.shard.source(src, lw, example)
 	var inf toolscache.SharedIndexInformer
