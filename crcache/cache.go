@@ -127,7 +127,7 @@ type builder struct {
 	limiter *probeLimiter
 
 	mu    sync.Mutex
-	built []informer.Snapshotter // listwatch's informers built, for a StatusPage
+	built []informer.Snapshotter // listwatch's informers built (described), for a StatusPage
 }
 
 // snapshotters returns the listwatch informers the cache built.
@@ -143,6 +143,7 @@ func (b *builder) snapshotters() []informer.Snapshotter {
 // itself when that cannot be.
 func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 	src, at, err := b.source(lw, example)
+	decoder, reason := decoderRestsource, ""
 	if err != nil {
 		// Expected for the objects restsource does not decode (V(1));
 		// worth a line when the probe failed.
@@ -152,6 +153,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		}
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = b.limiter.limited(lw)
+		decoder, reason = decoderClient, err.Error()
 	}
 	src, sharded := b.shard.source(src, lw, example)
 	var inf toolscache.SharedIndexInformer
@@ -170,7 +172,8 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		}
 		inf = lwcache.NewObservedSharedIndexInformer(src, example, o, obs)
 	}
-	if snap, ok := inf.(informer.Snapshotter); ok {
+	if s, ok := inf.(informer.Snapshotter); ok {
+		snap := described{Snapshotter: s, at: at, decoder: decoder, reason: reason}
 		if b.metrics != nil {
 			b.metrics.AddInformer(snap, at.gvr)
 		}
@@ -188,6 +191,8 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 type where struct {
 	gvr       schema.GroupVersionResource
 	namespace string
+	// labelSelector and fieldSelector are the ones the probe learnt.
+	labelSelector, fieldSelector string
 }
 
 // name is the informer's name in metrics: its resource (or example's Go
@@ -226,7 +231,7 @@ func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (t
 	if dec.resource == "" {
 		at.gvr.Resource = resource
 	}
-	at.namespace = namespace
+	at.namespace, at.labelSelector, at.fieldSelector = namespace, req.labelSelector, req.fieldSelector
 	if resource != at.gvr.Resource || (namespace != "" && dec.resource != "" && !dec.namespaced) {
 		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, at.gvr)
 	}

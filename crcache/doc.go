@@ -52,10 +52,20 @@
 // for such a request records the URL (path with the namespace, query
 // with the label and field selectors) and fails it without sending
 // anything. The informer's restsource Source then requests that same
-// path and query. If the probe cannot learn them (the ListWatch does not
-// go through the cache's HTTP client, or sends parameters restsource
-// cannot repeat), the informer uses the ListWatch itself and the cache
-// logs why on [Options.Logger].
+// path and query. A probe has a context of its own, bounded by a few
+// seconds and cancelled when it returns, and takes no client-side
+// rate-limiter token: controller-runtime's clients, built from the config
+// given to the cache, wait on a limiter that lets probes through and
+// makes any other request wait where it waited before (the config's
+// RateLimiter shared as before, or a bucket of its QPS and Burst per
+// client). If the probe cannot learn them (the ListWatch does not go
+// through the cache's HTTP client, sends parameters restsource cannot
+// repeat, or does not return in time), the informer uses the ListWatch
+// itself and the cache logs why on [Options.Logger]. Which decoder serves
+// an informer, and why when it is controller-runtime's client, is also in
+// its snapshot (informer.Snapshot's Decoder and DecoderReason, with the
+// resource, namespace and selectors the probe learnt), on the
+// [StatusPage] and in the metric informer_decoder_info.
 //
 // [Options.MetricsRegisterer] exports every informer of the cache to
 // Prometheus (informer/promprovider), e.g. on controller-runtime's
@@ -135,7 +145,12 @@
 // (internal/fakehttp): Get and List of typed, unstructured and metadata-
 // only objects equal the server's, namespaces, label and field selectors,
 // IndexField lookups, managedFields stripped by default and kept when
-// opted out, and which informers decode with restsource. TestRealAPIServer
+// opted out, and which informers decode with restsource (shown in
+// snapshots, on the status page and in metrics: TestDecoderShown).
+// TestProbeLearns pins what a probe learns of controller-runtime's
+// ListWatches and its failures (a timeout in virtual time);
+// TestProbesTakeNoToken and TestProbeLimiter that probes take no
+// rate-limiter token while real requests wait as before. TestRealAPIServer
 // does the same through a real kube-apiserver's TLS and token
 // authentication (internal/testapiserver; skipped under -short). The peer
 // suite controller-runtime-crcache (make peer) runs controller-runtime's

@@ -27,6 +27,13 @@ type Snapshot struct {
 	Namespace     string                      `json:"namespace,omitempty"`
 	LabelSelector string                      `json:"labelSelector,omitempty"`
 	FieldSelector string                      `json:"fieldSelector,omitempty"`
+	// Decoder names what decodes the informer's objects, and
+	// DecoderReason why it is not listwatch's restsource, as told by the
+	// code that built the informer (crcache: "restsource", or
+	// "controller-runtime" with the reason); Informer.Snapshot leaves
+	// them empty.
+	Decoder       string `json:"decoder,omitempty"`
+	DecoderReason string `json:"decoderReason,omitempty"`
 	// Started reports whether Run was called.
 	Started bool `json:"started"`
 	// Synced reports whether the first list has been processed (HasSynced).

@@ -204,6 +204,8 @@ var (
 		"1 once the informer's first list has been processed, else 0.", informerLabels)
 	droppedDesc = desc("informer_dropped_objects_total",
 		"Objects not cached because the transform failed or returned nil, or of an unexpected type.", informerLabels)
+	decoderDesc = desc("informer_decoder_info",
+		"1 with what decodes the informer's objects (Snapshot.Decoder), when told; absent otherwise.", informerLabels, "decoder")
 	phaseDesc = desc("informer_reflector_phase",
 		"1 for the reflector's current phase, 0 for the others.", informerLabels, "phase")
 	failuresDesc = desc("informer_reflector_consecutive_failures",
@@ -245,7 +247,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	queuedItemsDesc, storeRVDesc, objectsDesc, bytesDesc, indexValuesDesc, syncedDesc, droppedDesc, phaseDesc, failuresDesc, lastErrorDesc,
+	queuedItemsDesc, storeRVDesc, objectsDesc, bytesDesc, indexValuesDesc, syncedDesc, droppedDesc, decoderDesc, phaseDesc, failuresDesc, lastErrorDesc,
 	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc, processingDesc,
 	pendingDesc, oldestDesc, busyDesc, processedDesc, coalescedDesc, panicsDesc, handlerTimeDesc, handlerSyncedDesc,
 }
@@ -285,6 +287,9 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(syncedDesc, boolValue(s.Synced), l...)
 		counter(droppedDesc, float64(s.Dropped), l...)
+		if s.Decoder != "" {
+			gauge(decoderDesc, 1, with(l, s.Decoder)...)
+		}
 		for _, ph := range phases {
 			gauge(phaseDesc, boolValue(s.Status.Phase == ph), with(l, ph.String())...)
 		}

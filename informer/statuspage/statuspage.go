@@ -241,7 +241,7 @@ ul { margin: 0; padding-left: 1.2em; }
 <tbody>
 {{- range $inf := .Informers}}
 <tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Status.Phase}}" data-name="{{.Name}}">
-<td class="name">{{.Name}}{{if .Resource}}<br><small>{{.Resource}}{{if .Namespace}} in {{.Namespace}}{{end}}{{if .LabelSelector}} labels {{.LabelSelector}}{{end}}{{if .FieldSelector}} fields {{.FieldSelector}}{{end}}</small>{{end}}</td>
+<td class="name">{{.Name}}{{if .Resource}}<br><small>{{.Resource}}{{if .Namespace}} in {{.Namespace}}{{end}}{{if .LabelSelector}} labels {{.LabelSelector}}{{end}}{{if .FieldSelector}} fields {{.FieldSelector}}{{end}}</small>{{end}}{{if .Decoder}}<br><small class="decoder">decoded by {{.Decoder}}{{if .DecoderReason}}: {{.DecoderReason}}{{end}}</small>{{end}}</td>
 <td class="phase">{{.Status.Phase}}{{if .Status.Failures}} ({{.Status.Failures}} failures){{end}}{{if not .Started}} (not started){{end}}</td>
 <td class="synced">{{if .Synced}}yes{{else}}no{{end}}</td>
 <td class="reason">{{reason .Snapshot}}</td>
