@@ -125,13 +125,15 @@ func startPlainCache(t *testing.T, cfg *rest.Config, o crcache.Options) cache.Ca
 		t.Fatal(err)
 	}
 	runCache(t, c, "")
-	// Both informers first, at once; then the waits for their syncs.
-	for _, block := range []bool{false, true} {
-		for _, obj := range []client.Object{&corev1.Pod{}, &plainConfigMap{}} {
-			if _, err := c.GetInformer(t.Context(), obj, cache.BlockUntilSynced(block)); err != nil {
-				t.Fatal(err)
-			}
+	// Both informers at once, then the wait for their syncs (which
+	// waits for the cache to start, as GetInformer does not).
+	for _, obj := range []client.Object{&corev1.Pod{}, &plainConfigMap{}} {
+		if _, err := c.GetInformer(t.Context(), obj, cache.BlockUntilSynced(false)); err != nil {
+			t.Fatal(err)
 		}
+	}
+	if !c.WaitForCacheSync(t.Context()) {
+		t.Fatal("the cache did not sync")
 	}
 	return c
 }
