@@ -6,6 +6,7 @@
 //     with its GroupVersionResource, an example object, whether it is
 //     namespaced, and restsource.New instantiated for it (restsource needs
 //     the type at compile time);
+//
 //   - clientgo/informers/zz_generated.builtins.go: the drop-in factory's
 //     group accessors (Core(), Apps(), ...: each hands the factory to
 //     client-go's generated group constructor, so the typed informers and
@@ -15,8 +16,8 @@
 //     the typed client's List/Watch (the fallback for a clientset without
 //     a REST client, such as client-go's fake).
 //
-//	go run ./hack/clientgo-informers         # rewrite the files (make clientgo-gen)
-//	go run ./hack/clientgo-informers -check  # exit 1 if one is stale (make lint)
+//     go run ./hack/clientgo-informers         # rewrite the files (make clientgo-gen)
+//     go run ./hack/clientgo-informers -check  # exit 1 if one is stale (make lint)
 //
 // Everything is found by reflection on client-go's interfaces, not by
 // reading its source: SharedInformerFactory's methods that return a group's
