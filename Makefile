@@ -13,7 +13,7 @@ unit:
 
 # e2e runs only the tests against the real apiserver.
 e2e: apiserver
-	$(GO) test -race -count=1 ./internal/testapiserver/... ./test/e2e/...
+	$(GO) test -race -count=1 ./internal/testing/testapiserver/... ./test/e2e/...
 
 # peer runs the peers' own test suites against listwatch's drop-ins:
 # controller-runtime's pkg/cache, pkg/controller and pkg/source (envtest, a

@@ -20,11 +20,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // BenchmarkRealMemory (issue 30) measures what caching costs on a real
-// kube-apiserver: it starts one (internal/testapiserver), fills it with
+// kube-apiserver: it starts one (internal/testing/testapiserver), fills it with
 // BENCH_REAL_N realistic objects of each kind, written the way a cluster
 // writes them (real_pods_test.go, real_configmaps_test.go), and then has
 // every subject (real_subjects_test.go) sync each kind in a process of its

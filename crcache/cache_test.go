@@ -33,7 +33,7 @@ import (
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/statuspage"
-	"github.com/listwatch/listwatch/internal/fakehttp"
+	"github.com/listwatch/listwatch/internal/testing/fakehttp"
 )
 
 func TestMain(m *testing.M) {

@@ -142,7 +142,7 @@
 // # Testing
 //
 // The tests run a manager's cache against fake.Server served over HTTP
-// (internal/fakehttp): Get and List of typed, unstructured and metadata-
+// (internal/testing/fakehttp): Get and List of typed, unstructured and metadata-
 // only objects equal the server's, namespaces, label and field selectors,
 // IndexField lookups, managedFields stripped by default and kept when
 // opted out, and which informers decode with restsource (shown in
@@ -152,7 +152,7 @@
 // TestProbesTakeNoToken and TestProbeLimiter that probes take no
 // rate-limiter token while real requests wait as before. TestRealAPIServer
 // does the same through a real kube-apiserver's TLS and token
-// authentication (internal/testapiserver; skipped under -short). The peer
+// authentication (internal/testing/testapiserver; skipped under -short). The peer
 // suite controller-runtime-crcache (make peer) runs controller-runtime's
 // own pkg/cache specs with cache.New replaced by New against a real
 // kube-apiserver; hack/peer/known-failures.txt lists the specs that fail

@@ -17,7 +17,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/fakehttp"
+	"github.com/listwatch/listwatch/internal/testing/fakehttp"
 )
 
 // A manager whose cache is listwatch's: one line, NewCache. Its client

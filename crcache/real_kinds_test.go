@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listwatch/listwatch/crcache"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // Widget is a custom resource's Go type, as kubebuilder generates them.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/listwatch/listwatch/crcache"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // On a real kube-apiserver (TLS, token authentication, protobuf), the

@@ -19,7 +19,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/fakehttp"
+	"github.com/listwatch/listwatch/internal/testing/fakehttp"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )

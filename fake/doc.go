@@ -77,7 +77,7 @@
 //
 // The package's fidelity tests run the same scripted writes, lists and
 // watches against the fake and a real kube-apiserver v1.36 (through
-// internal/testapiserver; skipped under -short) and require identical
+// internal/testing/testapiserver; skipped under -short) and require identical
 // answers: items and resource versions, 4xx/5xx codes, reasons and messages,
 // continue tokens, and the event sequences of legacy, resumed, selector and
 // streaming watches.

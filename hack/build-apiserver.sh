@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-apiserver.sh builds the real kube-apiserver and etcd binaries used by
-# the integration harness (internal/testapiserver) and prints the directory
+# the integration harness (internal/testing/testapiserver) and prints the directory
 # that holds them on stdout. Everything else goes to stderr.
 #
 # The binaries come from the separate module in hack/tools, which pins

@@ -8,7 +8,7 @@
 #   kube-controller-manager            the same release, stock
 #   kube-controller-manager-listwatch  the same, with listwatch's informer factories
 #
-# so that internal/testapiserver.Options{BinDir: dir} finds the apiserver
+# so that internal/testing/testapiserver.Options{BinDir: dir} finds the apiserver
 # and etcd there. The binaries come from the separate module hack/kcm, which
 # pins k8s.io/kubernetes and requires this checkout (replace => ../..).
 # Nothing of Kubernetes is committed: the sources come from the module cache.
@@ -33,7 +33,7 @@
 #
 # kube-apiserver v1.37 refuses --advertise-address=127.0.0.1 with its
 # default endpoint reconciler: start it with --endpoint-reconciler-type=none
-# (internal/testapiserver: Options.ExtraAPIServerArgs).
+# (internal/testing/testapiserver: Options.ExtraAPIServerArgs).
 #
 # The directory is
 #

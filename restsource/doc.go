@@ -142,7 +142,7 @@
 // truncated streams, Stop mid-stream and the query parameters sent, with
 // goleak and the race detector. An integration test runs a listwatch and
 // a client-go informer on restsource against a real kube-apiserver
-// (internal/testapiserver; skipped under -short). The memory options and
+// (internal/testing/testapiserver; skipped under -short). The memory options and
 // projections are checked against a full decode (then stripped, or copied
 // field by field into the projection) on a corpus of realistic pods, also
 // re-encoded with their metadata in unusual places, in protobuf and JSON,

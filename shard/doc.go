@@ -138,7 +138,7 @@
 // echoing them, or ignoring them, and end to end under a listwatch
 // informer through two reassignments; test/conformance holds fake/'s
 // selectors to kube-apiserver's. Without -short, two tests start a
-// real kube-apiserver (internal/testapiserver): TestRealServer checks the
+// real kube-apiserver (internal/testing/testapiserver): TestRealServer checks the
 // selectors, ShardInfo and both Source modes with the ShardedListAndWatch
 // gate on and off; TestRealRing runs Members on real Leases with Sources
 // and informers through a leave and a join and logs the handover gap and

@@ -13,7 +13,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/listwatch/listwatch/informer"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )

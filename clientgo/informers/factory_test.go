@@ -25,7 +25,7 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/fakehttp"
+	"github.com/listwatch/listwatch/internal/testing/fakehttp"
 )
 
 func pod(ns, name string, lbls map[string]string) *corev1.Pod {

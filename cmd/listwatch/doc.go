@@ -44,5 +44,5 @@
 // and output: flag errors, an unreachable server, watch and demo against
 // fake.Server under testing/synctest (virtual time, so a 20-second demo takes
 // milliseconds), and watch and demo against a real kube-apiserver from
-// internal/testapiserver (skipped under -short).
+// internal/testing/testapiserver (skipped under -short).
 package main

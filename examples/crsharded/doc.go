@@ -22,7 +22,7 @@
 // # Testing
 //
 // TestManagerProcesses (skipped under -short) runs replica processes on a
-// real kube-apiserver (internal/testapiserver) with the
+// real kube-apiserver (internal/testing/testapiserver) with the
 // ShardedListAndWatch gate on: three replicas, kill -9 of one, a fourth
 // joining, one leaving gracefully, with ConfigMaps created, updated and
 // deleted at each step; after each, every replica caches exactly the

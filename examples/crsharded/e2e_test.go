@@ -20,8 +20,8 @@ import (
 
 	"github.com/listwatch/listwatch/examples/crsharded"
 	"github.com/listwatch/listwatch/examples/sharded"
-	"github.com/listwatch/listwatch/internal/testapiserver"
-	"github.com/listwatch/listwatch/internal/testproc"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testproc"
 	"github.com/listwatch/listwatch/shard"
 )
 

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // benchSecrets is how many Secrets BenchmarkOperator10k reconciles.

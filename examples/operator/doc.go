@@ -40,7 +40,7 @@
 // (SetTransform, AddIndexers after sync, handler registrations,
 // RemoveEventHandler, IsStopped) are unit-tested against listwatch's fake
 // apiserver for both implementations. The Ginkgo suite in e2e_test.go runs
-// the whole operator against a real kube-apiserver (internal/testapiserver)
+// the whole operator against a real kube-apiserver (internal/testing/testapiserver)
 // with each implementation: create, update and delete reconciled, a
 // deleted digest restored, an apiserver restart survived, field-index
 // lists, metadata-only and unstructured reads, managedFields stripped. It

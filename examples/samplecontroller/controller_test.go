@@ -31,7 +31,7 @@ import (
 
 	cgcontroller "github.com/listwatch/listwatch/examples/samplecontroller/clientgo"
 	lwcontroller "github.com/listwatch/listwatch/examples/samplecontroller/listwatch"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // server is the real apiserver the "apiserver" specs share; nil under

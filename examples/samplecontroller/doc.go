@@ -26,7 +26,7 @@
 // # Testing
 //
 // The Ginkgo suite runs the same specs on both copies, against a real
-// kube-apiserver (internal/testapiserver; skipped under -short) and against
+// kube-apiserver (internal/testing/testapiserver; skipped under -short) and against
 // client-go's fake clientset: the Deployment is created, follows an edit of
 // the ConfigMap, is put back when deleted, and its status reaches the
 // ConfigMap. The fake clientset is given UIDs and resource versions, as

@@ -26,8 +26,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/examples/sharded"
-	"github.com/listwatch/listwatch/internal/testapiserver"
-	"github.com/listwatch/listwatch/internal/testproc"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testproc"
 	"github.com/listwatch/listwatch/shard"
 )
 

@@ -1,5 +1,5 @@
 // Module tools builds the real kube-apiserver and etcd used by the
-// listwatch integration harness (internal/testapiserver, test/e2e).
+// listwatch integration harness (internal/testing/testapiserver, test/e2e).
 //
 // It is a separate module on purpose: k8s.io/kubernetes must never leak
 // into the listwatch module graph. k8s.io/kubernetes replaces its staging

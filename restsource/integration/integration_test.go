@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/informer"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/restsource"
 )

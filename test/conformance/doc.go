@@ -1,6 +1,6 @@
 // Package conformance is a Ginkgo suite that runs the same list/watch specs
 // against listwatch's in-memory fake apiserver (package fake) and against a
-// real kube-apiserver v1.36 with etcd (internal/testapiserver), so that every
+// real kube-apiserver v1.36 with etcd (internal/testing/testapiserver), so that every
 // behaviour the fake claims is checked against the server it imitates.
 //
 // The specs cover list resourceVersion semantics ("", "0", NotOlderThan,

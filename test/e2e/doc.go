@@ -1,6 +1,6 @@
 // Package e2e is listwatch's end-to-end suite: Ginkgo specs that run
 // against a real kube-apiserver and etcd started on loopback by
-// internal/testapiserver.
+// internal/testing/testapiserver.
 //
 // # Usage
 //

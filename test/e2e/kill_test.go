@@ -17,7 +17,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	lwwatch "github.com/listwatch/listwatch/clientgo/tools/watch"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/retrywatcher"
 )

@@ -42,7 +42,7 @@
 // # Concurrency
 //
 // Run starts two processes (kube-apiserver and etcd, through
-// internal/testapiserver) and the controller manager, and the agent's
+// internal/testing/testapiserver) and the controller manager, and the agent's
 // goroutines, and stops all of them before it returns.
 //
 // # Testing

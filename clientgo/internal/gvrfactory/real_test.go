@@ -23,7 +23,7 @@ import (
 
 	"github.com/listwatch/listwatch/clientgo/dynamic/dynamicinformer"
 	"github.com/listwatch/listwatch/clientgo/metadata/metadatainformer"
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 	"github.com/listwatch/listwatch/restsource"
 )
 

@@ -52,5 +52,5 @@
 // driven by a fake go command) are tested under -short. The tests that start a
 // real server need the binaries: run hack/build-apiserver.sh once, then
 //
-//	go test -race -count=1 ./internal/testapiserver/...
+//	go test -race -count=1 ./internal/testing/testapiserver/...
 package testapiserver

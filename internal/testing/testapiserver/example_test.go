@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/listwatch/listwatch/internal/testapiserver"
+	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
 // The options map one to one onto kube-apiserver flags.
