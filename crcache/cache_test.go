@@ -347,14 +347,20 @@ func TestUnstructuredAndMetadata(t *testing.T) {
 					t.Fatal(err)
 				}
 				seen := make(chan schema.GroupVersionKind, 10)
-				if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+				reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
 					seen <- obj.(runtime.Object).GetObjectKind().GroupVersionKind()
-				}}); err != nil {
+				}})
+				if err != nil {
 					t.Fatal(err)
 				}
 				if got, want := <-seen, ex.GetObjectKind().GroupVersionKind(); got != want {
 					t.Fatalf("the %T informer's objects have kind %v, want %v", ex, got, want)
 				}
+				// controller-runtime's multi-namespace registration waits
+				// on a goroutine until the handler has synced: let it
+				// (with client-go's informer too, stopping first would
+				// leave that goroutine waiting for ever).
+				<-reg.HasSyncedChecker().Done()
 			}
 			fallbacks, built := r.get()
 			if len(fallbacks) != 0 {
