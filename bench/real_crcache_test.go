@@ -36,28 +36,28 @@ import (
 // intern, shared ResourceLists after decoding) as its default transform.
 
 func init() {
-	registerRealSubject(realSubject{name: "cr-client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-client-go", kinds: realKindsAll,
 		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer, false)})
-	registerRealSubject(realSubject{name: "cr-client-go-compact", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-client-go-compact", baseline: "cr-client-go", kinds: realKindsAll,
 		start: startControllerRuntime(crcache.New, func() cache.TransformFunc {
 			return restsource.CompactTransform(restsource.NewInterner(0), true)
 		}, cache.NewSharedIndexInformer, false)})
-	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: realKindsAll,
 		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer, false)})
 	lists := func(cfgArg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
 		m := informers.DefaultMemoryOptions()
 		m.ShareRepeated = false
 		return lwcrcache.NewWithOptions(lwcrcache.Options{Memory: &m})(cfgArg, opts)
 	}
-	registerRealSubject(realSubject{name: "cr-listwatch-lists", baseline: "cr-client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-listwatch-lists", baseline: "cr-client-go", kinds: realKindsAll,
 		start: startControllerRuntime(lists, nil, lwcache.NewSharedIndexInformer, false)})
 	// Metadata-only caches (the builder's OnlyMetadata), the usual way to
 	// cut an operator's memory: controller-runtime's with its metadata
 	// client and TransformStripManagedFields, and crcache's (restsource
 	// decoding PartialObjectMetadata in protobuf).
-	registerRealSubject(realSubject{name: "cr-client-go-metadata", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-client-go-metadata", kinds: realKindsAll,
 		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer, true)})
-	registerRealSubject(realSubject{name: "cr-listwatch-metadata", baseline: "cr-client-go-metadata", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "cr-listwatch-metadata", baseline: "cr-client-go-metadata", kinds: realKindsAll,
 		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer, true)})
 }
 
@@ -77,6 +77,8 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cach
 			example = &corev1.Pod{}
 		case "configmaps":
 			example = &corev1.ConfigMap{}
+		case "secrets":
+			example = &corev1.Secret{}
 		default:
 			return nil, fmt.Errorf("unknown kind %q", env.kind)
 		}

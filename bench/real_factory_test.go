@@ -22,7 +22,7 @@ import (
 // index, as client-go's typed informers do) and a counting handler. A factory lists as its informers do by default (a
 // streaming list), so these subjects have no paged rows.
 func init() {
-	registerRealSubject(realSubject{name: "client-go-factory", kinds: []string{"pods", "configmaps"}, streamOnly: true,
+	registerRealSubject(realSubject{name: "client-go-factory", kinds: realKindsAll, streamOnly: true,
 		start: func(ctx context.Context, env realEnv) (*realRun, error) {
 			cs, err := kubernetes.NewForConfig(contentConfig(env.cfg, env.encoding))
 			if err != nil {
@@ -33,7 +33,7 @@ func init() {
 				informers.WithTransform(crcache.TransformStripManagedFields()))
 			return runFactoryInformer(ctx, env, factoryInformer(f, env.kind), f.Start, f.Shutdown)
 		}})
-	registerRealSubject(realSubject{name: "listwatch-factory", baseline: "client-go-factory", kinds: []string{"pods", "configmaps"}, streamOnly: true,
+	registerRealSubject(realSubject{name: "listwatch-factory", baseline: "client-go-factory", kinds: realKindsAll, streamOnly: true,
 		start: func(ctx context.Context, env realEnv) (*realRun, error) {
 			cs, err := kubernetes.NewForConfig(contentConfig(env.cfg, env.encoding))
 			if err != nil {
@@ -48,8 +48,11 @@ func init() {
 // factoryInformer returns the factory's informer for kind (listwatch's
 // factory has client-go's interface: SharedInformerFactory is an alias).
 func factoryInformer(f informers.SharedInformerFactory, kind string) cache.SharedIndexInformer {
-	if kind == "pods" {
+	switch kind {
+	case "pods":
 		return f.Core().V1().Pods().Informer()
+	case "secrets":
+		return f.Core().V1().Secrets().Informer()
 	}
 	return f.Core().V1().ConfigMaps().Informer()
 }

@@ -23,7 +23,7 @@ import (
 // the encoding does not matter; a factory lists as its informers do by
 // default (a streaming list).
 func init() {
-	registerRealSubject(realSubject{name: "client-go-metadata-factory", kinds: []string{"pods", "configmaps"}, streamOnly: true,
+	registerRealSubject(realSubject{name: "client-go-metadata-factory", kinds: realKindsAll, streamOnly: true,
 		start: func(ctx context.Context, env realEnv) (*realRun, error) {
 			mc, err := metadata.NewForConfig(env.cfg)
 			if err != nil {
@@ -32,7 +32,7 @@ func init() {
 			f := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, metav1.NamespaceAll, selectorTweak(env))
 			return runMetadataFactory(ctx, env, f)
 		}})
-	registerRealSubject(realSubject{name: "listwatch-metadata-factory", baseline: "client-go-metadata-factory", kinds: []string{"pods", "configmaps"}, streamOnly: true,
+	registerRealSubject(realSubject{name: "listwatch-metadata-factory", baseline: "client-go-metadata-factory", kinds: realKindsAll, streamOnly: true,
 		start: func(ctx context.Context, env realEnv) (*realRun, error) {
 			mc, err := metadata.NewForConfig(env.cfg)
 			if err != nil {

@@ -45,7 +45,7 @@ type realSubject struct {
 // realEnv is what a subject is asked to cache, and how.
 type realEnv struct {
 	cfg      *rest.Config // admin credentials; the subject sets its own content type
-	kind     string       // "pods", "configmaps"
+	kind     string       // "pods", "configmaps", "secrets"
 	encoding string       // "protobuf" or "json"
 	paged    bool         // list in pages of 500; otherwise a streaming list (sendInitialEvents)
 	selector string       // a label selector over the corpus ("" for all of it)
@@ -132,6 +132,18 @@ func clientsetLW(cs kubernetes.Interface, kind, selector string) (cache.ListerWa
 				return c.Watch(ctx, o)
 			},
 		}, &corev1.ConfigMap{}
+	case "secrets":
+		c := cs.CoreV1().Secrets("")
+		return &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
+				tweak(&o)
+				return c.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				tweak(&o)
+				return c.Watch(ctx, o)
+			},
+		}, &corev1.Secret{}
 	}
 	panic("bench: unknown kind " + kind)
 }
@@ -176,6 +188,8 @@ func startListwatch(o listwatchOptions) func(ctx context.Context, env realEnv) (
 			return startRestsource[*corev1.Pod](ctx, env, o, nil)
 		case "configmaps":
 			return startRestsource[*corev1.ConfigMap](ctx, env, o, nil)
+		case "secrets":
+			return startRestsource[*corev1.Secret](ctx, env, o, nil)
 		}
 		return nil, fmt.Errorf("unknown kind %q", env.kind)
 	}
@@ -244,17 +258,21 @@ func startRestsource[T interface {
 	return run, nil
 }
 
+// realKindsAll are the kinds every subject of whole objects (or of their
+// metadata) caches.
+var realKindsAll = []string{"pods", "configmaps", "secrets"}
+
 func init() {
-	registerRealSubject(realSubject{name: "client-go", kinds: []string{"pods", "configmaps"}, start: startClientGo})
+	registerRealSubject(realSubject{name: "client-go", kinds: realKindsAll, start: startClientGo})
 	// listwatch: the recommended options for whole objects.
-	registerRealSubject(realSubject{name: "listwatch", baseline: "client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "listwatch", baseline: "client-go", kinds: realKindsAll,
 		start: startListwatch(listwatchOptions{strip: true, intern: true, shareRepeated: true})})
 	// listwatch-lists: the recommendation before issue 30 (whole objects
 	// sharing only their strings and resource lists), kept to show what
 	// ShareRepeated adds.
-	registerRealSubject(realSubject{name: "listwatch-lists", baseline: "client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "listwatch-lists", baseline: "client-go", kinds: realKindsAll,
 		start: startListwatch(listwatchOptions{strip: true, intern: true, shareLists: true})})
-	registerRealSubject(realSubject{name: "listwatch-strip", baseline: "client-go", kinds: []string{"pods", "configmaps"},
+	registerRealSubject(realSubject{name: "listwatch-strip", baseline: "client-go", kinds: realKindsAll,
 		start: startListwatch(listwatchOptions{strip: true})})
 	registerRealSubject(realSubject{name: "listwatch-projection", baseline: "client-go", kinds: []string{"pods"},
 		start: func(ctx context.Context, env realEnv) (*realRun, error) {

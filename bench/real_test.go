@@ -26,7 +26,8 @@ import (
 // BenchmarkRealMemory (issue 30) measures what caching costs on a real
 // kube-apiserver: it starts one (internal/testing/testapiserver), fills it with
 // BENCH_REAL_N realistic objects of each kind, written the way a cluster
-// writes them (real_pods_test.go, real_configmaps_test.go), and then has
+// writes them (real_pods_test.go, real_configmaps_test.go,
+// real_secrets_test.go: BENCH_REAL_KINDS=secrets), and then has
 // every subject (real_subjects_test.go) sync each kind in a process of its
 // own, in BENCH_REAL_ROUNDS rounds that alternate the subjects (the order
 // reverses every round), so that the machine's load hits every subject
@@ -49,7 +50,7 @@ import (
 //
 //	GOMAXPROCS=2 go test -run '^$' -bench '^BenchmarkRealMemory$' -benchtime 1x -timeout 3h ./bench/
 //
-// Environment: BENCH_REAL_N (20000), BENCH_REAL_KINDS (pods,configmaps),
+// Environment: BENCH_REAL_N (20000), BENCH_REAL_KINDS (pods,configmaps; or secrets),
 // BENCH_REAL_SUBJECTS (every registered one), BENCH_REAL_ENCODINGS
 // (protobuf,json), BENCH_REAL_LISTS (stream,paged), BENCH_REAL_ROUNDS (3),
 // BENCH_REAL_PASSES (cpu,peak), BENCH_REAL_OUT (a file for the table).
@@ -311,6 +312,12 @@ func writeRealCorpus(ctx context.Context, cs kubernetes.Interface, kind string, 
 			i += from
 			namespaces[cm.Namespace] = true
 			jobs = append(jobs, func(ctx context.Context) error { return writeRealConfigMap(ctx, cs, cm, i) })
+		}
+	case "secrets":
+		for i, s := range realSecrets(n)[from:] {
+			i += from
+			namespaces[s.s.Namespace] = true
+			jobs = append(jobs, func(ctx context.Context) error { return writeRealSecret(ctx, cs, s, i) })
 		}
 	default:
 		return fmt.Errorf("unknown kind %q", kind)
