@@ -17,13 +17,15 @@ import (
 // (real_secrets_test.go) are deterministic, uniquely named and that
 // Helm's payloads are base64 of gzipped JSON, and logs what the corpus
 // holds: data bytes per type, and how many of them are values repeated
-// across objects (which a cache could hold once). BENCH_SECRETS_N (1000)
-// sets its size: 20000 describes the benchmark's corpus (a few seconds).
+// across objects (which a cache could hold once). BENCH_SECRETS_N (100:
+// two namespaces, every type of Secret; under -race gzip is slow) sets
+// its size: 20000 describes the benchmark's corpus (a few seconds
+// without -race).
 func TestRealSecretsCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the corpus twice")
 	}
-	n := 1000
+	n := 100
 	if v := os.Getenv("BENCH_SECRETS_N"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {
