@@ -106,46 +106,33 @@ func contentConfig(cfg *rest.Config, encoding string) *rest.Config {
 // clientsetLW is the ListerWatcher client-go's generated informers build
 // over the clientset, for kind, with the selector.
 func clientsetLW(cs kubernetes.Interface, kind, selector string) (cache.ListerWatcher, kruntime.Object) {
-	tweak := func(o *metav1.ListOptions) { o.LabelSelector = selector }
 	switch kind {
 	case "pods":
-		c := cs.CoreV1().Pods("")
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
-				tweak(&o)
-				return c.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				tweak(&o)
-				return c.Watch(ctx, o)
-			},
-		}, &corev1.Pod{}
+		return typedLW(cs.CoreV1().Pods(""), selector), &corev1.Pod{}
 	case "configmaps":
-		c := cs.CoreV1().ConfigMaps("")
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
-				tweak(&o)
-				return c.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				tweak(&o)
-				return c.Watch(ctx, o)
-			},
-		}, &corev1.ConfigMap{}
+		return typedLW(cs.CoreV1().ConfigMaps(""), selector), &corev1.ConfigMap{}
 	case "secrets":
-		c := cs.CoreV1().Secrets("")
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
-				tweak(&o)
-				return c.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				tweak(&o)
-				return c.Watch(ctx, o)
-			},
-		}, &corev1.Secret{}
+		return typedLW(cs.CoreV1().Secrets(""), selector), &corev1.Secret{}
 	}
 	panic("bench: unknown kind " + kind)
+}
+
+// typedLW lists and watches through a typed client with the label
+// selector, as client-go's generated informers do.
+func typedLW[L kruntime.Object](c interface {
+	List(context.Context, metav1.ListOptions) (L, error)
+	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}, selector string) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
+			o.LabelSelector = selector
+			return c.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return c.Watch(ctx, o)
+		},
+	}
 }
 
 // startClientGo is client-go's SharedIndexInformer on its clientset with a
