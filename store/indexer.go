@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"sort"
 	"sync"
 
@@ -163,9 +164,21 @@ func (ci *cacheIndexer) AddIndexers(newIndexers cache.Indexers) error {
 }
 
 // untypedValues adapts a client-go index function; nil yields no values.
+// client-go's MetaNamespaceIndexFunc, the index every informer factory
+// adds, runs without its one-element slice per call: the same value and
+// error, appended to the index's buffer (no allocation per write).
 func untypedValues(fn cache.IndexFunc) valuesFunc[any] {
-	if fn == nil {
+	switch {
+	case fn == nil:
 		return func(dst []string, _ any) ([]string, error) { return dst, nil }
+	case reflect.ValueOf(fn).Pointer() == reflect.ValueOf(cache.MetaNamespaceIndexFunc).Pointer():
+		return func(dst []string, obj any) ([]string, error) {
+			m, err := meta.Accessor(obj)
+			if err != nil {
+				return nil, fmt.Errorf("object has no meta: %v", err) // client-go's words
+			}
+			return append(dst, m.GetNamespace()), nil
+		}
 	}
 	return func(_ []string, obj any) ([]string, error) { return fn(obj) }
 }
