@@ -27,23 +27,25 @@ type eventLog struct {
 	mu sync.Mutex
 	// events is everything delivered so far. Guarded by mu.
 	events []loggedEvent
+	// drained is closed once the watcher's result channel has closed and
+	// every event it delivered is in events.
+	drained chan struct{}
 }
 
 // collect reads ch until it closes, logging every event; the spec's cleanup
 // calls stop and waits for ch to close.
 func collect(ch <-chan watch.Event, stop func()) *eventLog {
 	GinkgoHelper()
-	log := &eventLog{}
-	done := make(chan struct{})
+	log := &eventLog{drained: make(chan struct{})}
 	go func() {
-		defer close(done)
+		defer close(log.drained)
 		for ev := range ch {
 			log.add(ev)
 		}
 	}()
 	DeferCleanup(func() {
 		stop()
-		Eventually(done).WithTimeout(30 * time.Second).Should(BeClosed())
+		Eventually(log.drained).WithTimeout(30 * time.Second).Should(BeClosed())
 	})
 	return log
 }

@@ -193,8 +193,11 @@ var _ = Describe("Clients across a kube-apiserver kill -9", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		want := serverState(ctx, cs, ns)
 
+		// A watcher's Done closes after its last event was handed over,
+		// not after the collector logged it: wait for the log.
 		for i, done := range []<-chan struct{}{lwRW.Done(), cgRW.Done()} {
 			Eventually(done).WithTimeout(time.Minute).Should(BeClosed())
+			Eventually(logs[i].drained).WithTimeout(time.Minute).Should(BeClosed())
 			Expect(logs[i].summary()).To(MatchRegexp(`^0 ADDED, 0 MODIFIED, 0 DELETED, 1 ERROR: too old resource version`))
 		}
 		Expect(apierrors.IsResourceExpired(lwRW.Err()) || apierrors.IsGone(lwRW.Err())).To(BeTrue(), "Err: %v", lwRW.Err())

@@ -140,8 +140,11 @@ var _ = Describe("Informers without the watch cache", Ordered, func() {
 		want := serverState(ctx, cs, ns)
 
 		// Plain mode, both libraries: one ERROR with the 410, then the end.
+		// A watcher's Done closes after its last event was handed over,
+		// not after the collector logged it: wait for the log.
 		for i, done := range []<-chan struct{}{lwRW.Done(), cgRW.Done()} {
 			Eventually(done).WithTimeout(time.Minute).Should(BeClosed())
+			Eventually(logs[i].drained).WithTimeout(time.Minute).Should(BeClosed())
 			ev, ok := logs[i].last()
 			Expect(ok).To(BeTrue())
 			Expect(ev.Type).To(Equal(watch.Error))
