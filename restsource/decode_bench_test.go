@@ -3,6 +3,7 @@ package restsource
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -126,5 +127,62 @@ func BenchmarkDecodeFrame(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecodeShared: decoding list items with the recommended memory
+// options (StripManagedFields, an Interner, ShareRepeated), corpus pods and
+// ConfigMaps, in both encodings: the parts decoding's own cost, per object.
+func BenchmarkDecodeShared(b *testing.B) {
+	pods := corpusPods(512, 7)
+	cms := make([]*corev1.ConfigMap, 512)
+	for i := range cms {
+		cms[i] = testConfigMap(i % 64)
+	}
+	opts := func() Options {
+		return Options{Scheme: scheme.Scheme, StripManagedFields: true, Interner: NewInterner(0), ShareRepeated: true}
+	}
+	b.Run("pods/protobuf", func(b *testing.B) { benchItems(b, opts(), pods, false) })
+	b.Run("pods/json", func(b *testing.B) { benchItems(b, opts(), pods, true) })
+	b.Run("configmaps/protobuf", func(b *testing.B) { benchItems(b, opts(), cms, false) })
+	b.Run("configmaps/json", func(b *testing.B) { benchItems(b, opts(), cms, true) })
+}
+
+// benchItems decodes objs' encodings as list items, round and round.
+func benchItems[T interface {
+	*E
+	runtime.Object
+	Marshal() ([]byte, error)
+}, E any](b *testing.B, opts Options, objs []T, asJSON bool) {
+	dec, err := newObjectDecoder[T](opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	encs := make([][]byte, len(objs))
+	for i, o := range objs {
+		if asJSON {
+			encs[i], err = json.Marshal(o)
+		} else {
+			encs[i], err = o.Marshal()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var buf []byte
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		buf = append(buf[:0], encs[i%len(encs)]...)
+		var err error
+		if asJSON {
+			_, err = dec.jsonItem(buf)
+		} else {
+			_, err = dec.message(buf, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
