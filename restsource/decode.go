@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,6 +37,7 @@ type objectDecoder[T interface {
 	interner   *Interner        // Options.Interner
 	shareLists bool             // Options.ShareResourceLists (or ShareRepeated)
 	shareParts bool             // Options.ShareRepeated (and T has the metadata layout)
+	kind       *kindParts       // with shareParts, how T is decoded in parts, whole (nil: its metadata only)
 	proj       *projector       // Options.ProjectionOf: T's protobuf decoder
 	keepKind   bool             // objects keep their apiVersion and kind (unstructured, kinds.go)
 	anyKind    bool             // objects of any kind of gvk's group version (kinds.go)
@@ -87,6 +87,9 @@ func newObjectDecoder[T interface {
 	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(T(new(E)))
 	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(T(new(E)))
 	d.shareParts = d.shareParts && d.split && d.jsonSplit
+	if d.shareParts {
+		d.kind = partKinds[reflect.TypeFor[T]()]
+	}
 	return d, nil
 }
 
@@ -137,7 +140,7 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 			}
 			if d.shareParts {
 				in.metaShared = true
-				if in.partsDone, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in); err != nil {
+				if in.partsDone, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in, d.kind); err != nil {
 					// Whatever went wrong decoding it in parts (nothing,
 					// for what servers send), the generated decoder has
 					// the last word on the whole message.
@@ -206,8 +209,9 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 	if status {
 		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
 	} else {
-		obj = T(new(E))
-		raw, meta, in = d.prepareJSON(raw)
+		o := T(new(E))
+		raw, meta, in = d.prepareJSON(raw, o)
+		obj = o
 	}
 	if err := unmarshalJSON(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
@@ -237,8 +241,9 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 
 // prepareJSON strips managedFields from raw if the options say so and, with
 // an Interner, cuts the metadata's repeating strings out of it, interned
-// (json_meta.go); meta and in are then for finishJSON.
-func (d *objectDecoder[T, E]) prepareJSON(raw []byte) (_ []byte, meta *jsonMeta, in *interning) {
+// (json_meta.go), and with ShareRepeated the parts of a kind of partKinds,
+// decoded into obj (parts.go); meta and in are then for finishJSON.
+func (d *objectDecoder[T, E]) prepareJSON(raw []byte, obj T) (_ []byte, meta *jsonMeta, in *interning) {
 	if d.strip {
 		raw = stripManagedFieldsJSON(raw)
 	}
@@ -250,32 +255,24 @@ func (d *objectDecoder[T, E]) prepareJSON(raw []byte) (_ []byte, meta *jsonMeta,
 	if !ok {
 		return raw, nil, nil // the typed decoder decodes them; finish interns
 	}
-	if d.shareParts {
-		pd := &partsDecoder{in: in, t: &d.interner.parts}
-		switch any(T(nil)).(type) {
-		case *corev1.Pod:
-			raw, m.pod, _ = pd.cutPodJSON(raw)
-		case *corev1.ConfigMap:
-			raw, m.data, m.dataCut = pd.cutDataJSON(raw)
-		}
+	if d.kind != nil {
+		pd := newPartsDecoder(in, false)
+		raw, m.parts = d.kind.cut(pd, raw, obj)
+		pd.release()
 	}
 	return raw, &m, in
 }
 
-// finishJSON puts the metadata strings (and a pod's parts) prepareJSON cut
-// back into obj, then finishes it.
+// finishJSON puts the metadata strings prepareJSON cut back into obj,
+// then finishes it.
 func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 	if meta != nil {
 		om := objectMetaOf(obj)
 		meta.apply(om)
-		if meta.pod != nil {
-			meta.pod.apply(any(obj).(*corev1.Pod), in)
+		if meta.parts { // the rest of the object is interned: its metadata's too
 			in.ownerRefs(om.OwnerReferences)
 			in.managedFields(om.ManagedFields)
 			in.partsDone = true
-		}
-		if meta.dataCut {
-			any(obj).(*corev1.ConfigMap).Data = meta.data
 		}
 	}
 	d.finish(obj, in)
@@ -285,7 +282,7 @@ func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 // own, and whatever TypeMeta they do carry is kept, as client-go does.
 func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
 	obj := T(new(E))
-	raw, meta, in := d.prepareJSON(raw)
+	raw, meta, in := d.prepareJSON(raw, obj)
 	if err := unmarshalJSON(raw, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}

@@ -122,6 +122,22 @@
 // field into it (differential and fuzz tests), and takes a tenth of a
 // full pod's memory in the benchmark.
 //
+// # Adding a kind
+//
+// What [Options.ShareRepeated] shares is declared in one place,
+// parts_kinds.go: one message per Go type that holds parts, each field by
+// its protobuf number and JSON name with how a new part is interned, read
+// by one protobuf and one JSON walker (parts.go). To decode a kind in
+// parts: declare its message (its metadata nested as the pod's is, its
+// shared fields, and a rest that interns its own strings), declare the
+// messages of its nested types the same way, add it to partKinds, and add
+// objects of it to partsCorpora (parts_test.go). TestDeclarations then
+// checks every field's number and name against the Go type's tags, and
+// TestPartsDecodeLikeClientGo that it decodes from both encodings, through
+// events and list items, as client-go's clientset decodes it, minus
+// managedFields; it fails for a kind of partKinds without objects. Any
+// kind not listed shares its metadata's parts only.
+//
 // # Concurrency
 //
 // A Source is safe for concurrent use. Each watch runs one reader

@@ -23,7 +23,7 @@ type interning struct {
 	metaDone     bool // the metadata's strings were interned while decoding
 	shareParts   bool // Options.ShareRepeated
 	metaShared   bool // the metadata's owner references are shared parts, interned while decoding
-	partsDone    bool // the whole object was interned while decoding (unmarshalParts)
+	partsDone    bool // the whole object was interned while decoding (unmarshalParts, or a JSON kind of partKinds)
 	hits, misses uint64
 }
 

@@ -23,9 +23,7 @@ type jsonMeta struct {
 	namespace, generateName string
 	labels, annotations     map[string]string
 	finalizers              []string
-	pod                     *podJSONParts     // a pod's shared parts (Options.ShareRepeated, intern_json.go)
-	data                    map[string]string // a ConfigMap's data, if dataCut (intern_json.go)
-	dataCut                 bool
+	parts                   bool // the object's kind's parts were cut and decoded (Options.ShareRepeated, parts.go)
 }
 
 // apply sets the members on om, which the typed decoder filled without
@@ -110,6 +108,9 @@ func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
 	return m, ok && err == nil
 }
 
+// Sites of the metadata's maps, shared with Options.ShareRepeated.
+var siteJSONLabels, siteJSONAnnotations = newSite(), newSite()
+
 // jsonSharedMap is jsonInternedMap, with Options.ShareRepeated shared by
 // the maps encoded alike (at site).
 func jsonSharedMap(v []byte, in *interning, site partSite) (map[string]string, bool) {
@@ -186,10 +187,10 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 			}
 		case "labels":
 			which = 2
-			m.labels, vok = jsonSharedMap(v, in, siteLabels)
+			m.labels, vok = jsonSharedMap(v, in, siteJSONLabels)
 		case "annotations":
 			which = 3
-			m.annotations, vok = jsonSharedMap(v, in, siteAnnotations)
+			m.annotations, vok = jsonSharedMap(v, in, siteJSONAnnotations)
 		case "finalizers":
 			which = 4
 			m.finalizers, vok = jsonInternedList(v, in)
@@ -210,18 +211,9 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 	if seen == [5]bool{} {
 		return obj, m, true // nothing to cut
 	}
-	// Rewrite the metadata object with the kept members only. Writing
-	// never overtakes reading: each kept member moves left or stays.
-	w := metaStart + 1
-	for i, k := range kept {
-		if i > 0 {
-			obj[w] = ','
-			w++
-		}
-		w += copy(obj[w:], meta[k[0]:k[1]])
+	for i := range kept { // spans in obj
+		kept[i][0] += metaStart
+		kept[i][1] += metaStart
 	}
-	obj[w] = '}'
-	w++
-	n := copy(obj[w:], obj[metaEnd:])
-	return obj[:w+n], m, true
+	return keepMembers(obj, metaStart, metaEnd, kept), m, true
 }

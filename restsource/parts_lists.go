@@ -1,0 +1,266 @@
+package restsource
+
+import (
+	"bytes"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The custom fields of parts_kinds.go: lists whose elements are messages
+// of their own, and maps whose entries are interned (or shared) one by one.
+
+// Sites of the parts below the declared fields.
+var (
+	siteContainerBut = newSite() // a container without its volume mounts
+	siteDataValue    = newSite() // a ConfigMap's long data value
+)
+
+// volumesOf decodes a run of volumes: all of them shared if another pod's
+// are encoded alike, else each volume's source shared, its name the pod's
+// (and noted in own if no object had it before: the run is then not
+// offered to the table).
+func (d *partsDecoder) volumesOf(site partSite, run []byte) ([]corev1.Volume, error) {
+	d.own = d.own[:0]
+	vols, err := sharePartKeep(d.t, site, partKey{a: run}, func() ([]corev1.Volume, error) {
+		vols := make([]corev1.Volume, 0, countEntries(run))
+		err := eachEntry(run, func(v []byte) error {
+			vols = append(vols, corev1.Volume{})
+			vol := &vols[len(vols)-1]
+			if err := volumeParts.proto(d, v, vol); err != nil {
+				return err
+			}
+			var hit bool
+			vol.Name, hit = d.in.internHit(vol.Name)
+			if !hit && vol.Name != "" {
+				d.own = append(d.own, []byte(vol.Name))
+			}
+			return nil
+		})
+		return slices.Clip(vols), err
+	}, func() bool { return len(d.own) == 0 })
+	if err != nil {
+		return nil, err
+	}
+	d.noteVolumes(vols)
+	return vols, nil
+}
+
+// volumesJSON decodes the JSON array of volumes v, shared whole.
+func (d *partsDecoder) volumesJSON(site partSite, v []byte) ([]corev1.Volume, error) {
+	vols, err := sharedJSON(d, site, v, func(d *partsDecoder, vs *[]corev1.Volume) {
+		*vs = slices.Clip(*vs)
+		for i := range *vs {
+			d.in.volume(&(*vs)[i])
+		}
+	})
+	if err == nil {
+		d.noteVolumes(vols)
+	}
+	return vols, err
+}
+
+// noteVolumes keeps the pod's volume names, for its mounts.
+func (d *partsDecoder) noteVolumes(vols []corev1.Volume) {
+	d.volumes = d.volumes[:0]
+	for i := range vols {
+		d.volumes = append(d.volumes, vols[i].Name)
+	}
+}
+
+// containersOf decodes a run of containers: all shared if another pod's
+// are encoded alike, else each container shared but for its volume
+// mounts (which name the pod's own service-account token volume), else
+// each with its parts shared.
+func (d *partsDecoder) containersOf(site partSite, run []byte) ([]corev1.Container, error) {
+	decode := func(run []byte) ([]corev1.Container, error) {
+		cs := make([]corev1.Container, 0, countEntries(run))
+		err := eachEntry(run, func(v []byte) error {
+			cs = append(cs, corev1.Container{})
+			return d.containerBut(v, &cs[len(cs)-1])
+		})
+		return cs, err
+	}
+	if d.mine(run) {
+		return decode(run)
+	}
+	return sharePart(d.t, site, run, decode)
+}
+
+// containerBut decodes the container msg into c: the container but for
+// its volume mounts shared with every container encoded alike, the mounts
+// after.
+func (d *partsDecoder) containerBut(msg []byte, c *corev1.Container) error {
+	const mounts = 9
+	from, to, ok := runSpan(msg, mounts)
+	if !ok {
+		return containerParts.proto(d, msg, c)
+	}
+	shared, err := sharePartKey(d.t, siteContainerBut, partKey{a: msg[:from], b: msg[to:]}, func() (corev1.Container, error) {
+		var c corev1.Container
+		err := containerParts.proto(d, append(msg[:from:from], msg[to:]...), &c)
+		return c, err
+	})
+	if err != nil {
+		return err
+	}
+	*c = shared
+	if from == to {
+		return nil
+	}
+	return containerParts.field(mounts).proto(d, msg[from:to], c)
+}
+
+// containersJSON decodes the JSON array of containers v: all shared if
+// another pod's are encoded alike, else each with its parts shared.
+func (d *partsDecoder) containersJSON(site partSite, v []byte) ([]corev1.Container, error) {
+	return sharePart(d.t, jsonSite(site), v, func(v []byte) ([]corev1.Container, error) {
+		return jsonElements(d, containerParts, v)
+	})
+}
+
+// statusesOf decodes a run of container statuses, each with its parts
+// shared.
+func (d *partsDecoder) statusesOf(_ partSite, run []byte) ([]corev1.ContainerStatus, error) {
+	cs := make([]corev1.ContainerStatus, 0, countEntries(run))
+	err := eachEntry(run, func(v []byte) error {
+		cs = append(cs, corev1.ContainerStatus{})
+		return containerStatusParts.proto(d, v, &cs[len(cs)-1])
+	})
+	return cs, err
+}
+
+// statusesJSON decodes the JSON array of container statuses v, each with
+// its parts shared.
+func (d *partsDecoder) statusesJSON(_ partSite, v []byte) ([]corev1.ContainerStatus, error) {
+	return jsonElements(d, containerStatusParts, v)
+}
+
+// jsonElements decodes each element of the JSON array v as m declares.
+func jsonElements[P any, PP ptrUnmarshaler[P]](d *partsDecoder, m *message[P, PP], v []byte) ([]P, error) {
+	elems, err := eachElement(v, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]P, len(elems))
+	for i, e := range elems {
+		if err := m.json(d, e, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// eachEntry calls fn with the value of each entry of a run of one
+// length-delimited field.
+func eachEntry(run []byte, fn func(v []byte) error) error {
+	for i := 0; i < len(run); {
+		_, _, n := protowire.ConsumeTag(run[i:])
+		if n < 0 {
+			return errUnsplittable
+		}
+		v, l := protowire.ConsumeBytes(run[i+n:])
+		if l < 0 {
+			return errUnsplittable
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+		i += n + l
+	}
+	return nil
+}
+
+// sharedStringMap decodes a run of map<string, string> entries, shared
+// whole, interned.
+func sharedStringMap(d *partsDecoder, site partSite, run []byte) (map[string]string, error) {
+	return sharePart(d.t, site, run, d.stringMap)
+}
+
+// sharedStringMapJSON decodes the JSON object of strings v, shared whole,
+// interned.
+func sharedStringMapJSON(d *partsDecoder, site partSite, v []byte) (map[string]string, error) {
+	return sharedJSON(d, site, v, interned((*interning).stringMap))
+}
+
+// stringMap decodes a run of map<string, string> entries, interned.
+func (d *partsDecoder) stringMap(run []byte) (map[string]string, error) { return d.entries(run, false) }
+
+// dataOf decodes a ConfigMap's data (a run of map<string, string>
+// entries): shared whole, else keys and short values interned, long
+// values shared entry by entry.
+func (d *partsDecoder) dataOf(site partSite, run []byte) (map[string]string, error) {
+	return sharePart(d.t, site, run, d.dataMap)
+}
+
+func (d *partsDecoder) dataMap(run []byte) (map[string]string, error) { return d.entries(run, true) }
+
+// entries decodes a run of map<string, string> entries: keys and values
+// interned, but with shareLong values too long to intern shared entry by
+// entry.
+func (d *partsDecoder) entries(run []byte, shareLong bool) (map[string]string, error) {
+	m := map[string]string{}
+	for i := 0; i < len(run); {
+		_, _, n := protowire.ConsumeTag(run[i:])
+		v, l := protowire.ConsumeBytes(run[i+n:])
+		if n < 0 || l < 0 {
+			return nil, errUnsplittable
+		}
+		if !shareLong || len(v) <= MaxInternedLen+8 {
+			k, val, err := stringMapEntry(run[i+n+l-len(v):], len(v), d.in)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = val
+		} else {
+			kv, err := sharePart(d.t, siteDataValue, run[i:i+n+l], func(entry []byte) ([2]string, error) {
+				var cm corev1.ConfigMap
+				if err := cm.Unmarshal(entry); err != nil {
+					return [2]string{}, err
+				}
+				for k, v := range cm.Data {
+					return [2]string{d.in.String(k), v}, nil
+				}
+				return [2]string{}, errUnsplittable
+			})
+			if err != nil {
+				return nil, err
+			}
+			m[kv[0]] = kv[1]
+		}
+		i += n + l
+	}
+	return m, nil
+}
+
+// dataJSON decodes a ConfigMap's data from the JSON object v as dataOf
+// does.
+func (d *partsDecoder) dataJSON(site partSite, v []byte) (map[string]string, error) {
+	return sharePart(d.t, jsonSite(site), v, func(v []byte) (map[string]string, error) {
+		m := map[string]string{}
+		err := eachMember(v, func(key, val []byte) error {
+			if bytes.IndexByte(key, '\\') >= 0 || len(val) == 0 || val[0] != '"' {
+				return errUnsplittable
+			}
+			if len(val) <= MaxInternedLen+2 {
+				s, ok := jsonInternedString(val, d.in)
+				if !ok {
+					return errUnsplittable
+				}
+				m[d.in.bytes(key)] = s
+				return nil
+			}
+			s, err := sharePart(d.t, jsonSite(siteDataValue), val, func(val []byte) (string, error) {
+				b, err := jsonString(val)
+				if err != nil || !validUTF8(b) {
+					return "", errUnsplittable
+				}
+				return string(b), nil
+			})
+			m[d.in.bytes(key)] = s
+			return err
+		})
+		return m, err
+	})
+}

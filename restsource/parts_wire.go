@@ -1,0 +1,192 @@
+package restsource
+
+import (
+	"bytes"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// The wire layer of decoding in parts (parts.go): a protobuf message split
+// into runs of fields, a JSON object into members, without decoding them.
+
+// eachPart splits msg into its fields, in order: each maximal run of
+// consecutive length-delimited fields with one number that pick picks goes
+// to part (its number and its bytes, tags included), the runs of other
+// fields in between to other. A picked number in two runs (never written
+// so by a Kubernetes server) makes it stop with errUnsplittable: a shared
+// part replaces, where decoding twice would merge.
+func eachPart(msg []byte, pick func(protowire.Number) bool, other func([]byte) error, part func(protowire.Number, []byte) error) error {
+	var seen uint64
+	start := 0 // of the current run of other fields
+	for i := 0; i < len(msg); {
+		num, typ, n := protowire.ConsumeTag(msg[i:])
+		if n < 0 {
+			return errUnsplittable
+		}
+		m := protowire.ConsumeFieldValue(num, typ, msg[i+n:])
+		if m < 0 {
+			return errUnsplittable
+		}
+		if typ != protowire.BytesType || num >= 64 || !pick(num) {
+			i += n + m
+			continue
+		}
+		j := i + n + m
+		for j < len(msg) {
+			num2, typ2, n2 := protowire.ConsumeTag(msg[j:])
+			if n2 < 0 || num2 != num || typ2 != protowire.BytesType {
+				break
+			}
+			m2 := protowire.ConsumeFieldValue(num2, typ2, msg[j+n2:])
+			if m2 < 0 {
+				return errUnsplittable
+			}
+			j += n2 + m2
+		}
+		if seen&(1<<num) != 0 {
+			return errUnsplittable
+		}
+		seen |= 1 << num
+		if start < i {
+			if err := other(msg[start:i]); err != nil {
+				return err
+			}
+		}
+		if err := part(num, msg[i:j]); err != nil {
+			return err
+		}
+		i, start = j, j
+	}
+	if start < len(msg) {
+		return other(msg[start:])
+	}
+	return nil
+}
+
+// fieldSet is a set of field numbers below 64, for eachPart's pick.
+type fieldSet uint64
+
+func fields(nums ...protowire.Number) fieldSet {
+	var s fieldSet
+	for _, n := range nums {
+		s |= 1 << n
+	}
+	return s
+}
+
+func (s fieldSet) has(n protowire.Number) bool { return s&(1<<n) != 0 }
+
+// countEntries counts the fields of a run (which eachPart checked).
+func countEntries(run []byte) int {
+	n := 0
+	for i := 0; i < len(run); n++ {
+		num, typ, t := protowire.ConsumeTag(run[i:])
+		if t < 0 {
+			break
+		}
+		m := protowire.ConsumeFieldValue(num, typ, run[i+t:])
+		if m < 0 {
+			break
+		}
+		i += t + m
+	}
+	return n
+}
+
+// single returns the value of a run of one field, or errUnsplittable for
+// a run of more (a message given twice, which decoding merges).
+func single(num protowire.Number, run []byte) ([]byte, error) {
+	n := protowire.SizeTag(num)
+	v, m := protowire.ConsumeBytes(run[n:])
+	if m < 0 || n+m != len(run) {
+		return nil, errUnsplittable
+	}
+	return v, nil
+}
+
+// runSpan returns the span of the run of length-delimited fields num in
+// msg (from == to at the end of msg if there is none); ok is false if msg
+// does not split into fields or has fields num outside that one run.
+func runSpan(msg []byte, num protowire.Number) (from, to int, ok bool) {
+	from, to = -1, -1
+	for i := 0; i < len(msg); {
+		n, typ, t := protowire.ConsumeTag(msg[i:])
+		if t < 0 {
+			return 0, 0, false
+		}
+		m := protowire.ConsumeFieldValue(n, typ, msg[i+t:])
+		if m < 0 {
+			return 0, 0, false
+		}
+		if n == num {
+			switch {
+			case typ != protowire.BytesType || to >= 0 && to != i:
+				return 0, 0, false
+			case from < 0:
+				from = i
+			}
+			to = i + t + m
+		}
+		i += t + m
+	}
+	if from < 0 {
+		return len(msg), len(msg), true
+	}
+	return from, to, true
+}
+
+// cutMembers finds the members of the JSON object obj named in pick
+// (values other than null) and returns their numbers, their values'
+// spans and the spans of the members to keep. ok is false if a key is
+// escaped or a picked one given twice.
+func cutMembers(obj []byte, pick map[string]int) (nums []int, vals, kept [][2]int, ok bool) {
+	var seen fieldSet
+	err := eachMemberAt(obj, func(key []byte, keyStart, valStart, valEnd int) error {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return errFound
+		}
+		num, picked := pick[string(key)]
+		if !picked || string(obj[valStart:valEnd]) == "null" {
+			kept = append(kept, [2]int{keyStart, valEnd})
+			return nil
+		}
+		if seen.has(protowire.Number(num)) {
+			return errFound
+		}
+		seen |= 1 << num
+		nums, vals = append(nums, num), append(vals, [2]int{valStart, valEnd})
+		return nil
+	})
+	return nums, vals, kept, err == nil
+}
+
+// keepMembers writes the object obj[start:end] with only the kept members
+// (spans in obj, in order) to obj[start:], in place (writing never
+// overtakes reading), moves the rest of obj after it, and returns the
+// shortened obj.
+func keepMembers(obj []byte, start, end int, kept [][2]int) []byte {
+	w := start + 1
+	for i, k := range kept {
+		if i > 0 {
+			obj[w] = ','
+			w++
+		}
+		w += copy(obj[w:], obj[k[0]:k[1]])
+	}
+	obj[w] = '}'
+	w++
+	n := copy(obj[w:], obj[end:])
+	return obj[:w+n]
+}
+
+// appendKept appends the object obj with only the kept members to dst.
+func appendKept(dst, obj []byte, kept [][2]int) []byte {
+	dst = append(dst, '{')
+	for i, k := range kept {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, obj[k[0]:k[1]]...)
+	}
+	return append(dst, '}')
+}
