@@ -21,10 +21,9 @@ type unmarshaler interface {
 // the bytes of one encoded object (protobuf: the "k8s\x00" magic and a
 // runtime.Unknown envelope; JSON: one JSON object), as client-go's
 // clientset decoder does: the result has an empty TypeMeta.
-type objectDecoder[T interface {
-	*E
-	runtime.Object
-}, E any] struct {
+type objectDecoder[T runtime.Object] struct {
+	newObj     func() T                // a new, empty object
+	goType     reflect.Type            // newObj's objects' type
 	gvk        schema.GroupVersionKind // of T
 	apiVersion string                  // gvk's apiVersion, as encoded
 	listKind   string                  // the kind of T's list
@@ -44,11 +43,18 @@ type objectDecoder[T interface {
 	typeMeta   *metav1.TypeMeta // if set, every object's TypeMeta (metadata-only, kinds.go)
 }
 
-func newObjectDecoder[T interface {
+// newTypedDecoder returns the objectDecoder of T, a pointer to E.
+func newTypedDecoder[T interface {
 	*E
 	runtime.Object
-}, E any](opts Options) (*objectDecoder[T, E], error) {
-	var source runtime.Object = T(new(E))
+}, E any](opts Options) (*objectDecoder[T], error) {
+	return newObjectDecoder(opts, func() T { return T(new(E)) })
+}
+
+// newObjectDecoder returns the objectDecoder of the objects newObj makes
+// (all of one Go type, a pointer to a struct).
+func newObjectDecoder[T runtime.Object](opts Options, newObj func() T) (*objectDecoder[T], error) {
+	var source runtime.Object = newObj()
 	if opts.ProjectionOf != nil {
 		source = opts.ProjectionOf
 	}
@@ -56,11 +62,11 @@ func newObjectDecoder[T interface {
 	if err != nil {
 		return nil, err
 	}
-	d := &objectDecoder[T, E]{gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List",
-		keepKind: keepsKind(T(new(E))), anyKind: anyKind(opts, T(new(E))), typeMeta: typeMetaOf(opts, T(new(E)))}
-	_, d.fast = any(T(new(E))).(unmarshaler)
+	d := &objectDecoder[T]{newObj: newObj, goType: reflect.TypeOf(newObj()), gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List",
+		keepKind: keepsKind(newObj()), anyKind: anyKind(opts, newObj()), typeMeta: typeMetaOf(opts, newObj())}
+	_, d.fast = any(d.newObj()).(unmarshaler)
 	if opts.ProjectionOf != nil {
-		plan, err := planProjection[T](opts.ProjectionOf)
+		plan, err := planProjection(d.goType, opts.ProjectionOf)
 		if err != nil {
 			return nil, err
 		}
@@ -79,16 +85,16 @@ func newObjectDecoder[T interface {
 	}
 	d.shareParts = opts.ShareRepeated && opts.ProjectionOf == nil
 	if opts.StripManagedFields {
-		if objectMetaOf(T(new(E))) == nil && !d.keepKind {
-			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", T(new(E)))
+		if objectMetaOf(d.newObj()) == nil && !d.keepKind {
+			return nil, fmt.Errorf("restsource: Options.StripManagedFields needs an ObjectMeta, and %T has none", d.newObj())
 		}
 		d.strip = true
 	}
-	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(T(new(E)))
-	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(T(new(E)))
+	d.split = d.fast && d.proj == nil && (d.strip || d.interner != nil) && protoLayoutOK(d.newObj())
+	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(d.newObj())
 	d.shareParts = d.shareParts && d.split && d.jsonSplit
 	if d.shareParts {
-		d.kind = partKinds[reflect.TypeFor[T]()]
+		d.kind = partKinds[d.goType]
 	}
 	return d, nil
 }
@@ -99,7 +105,7 @@ const statusAPIVersion = "v1"
 
 // protobuf decodes raw (magic, Unknown envelope, message). status says the
 // object must be a metav1.Status (an ERROR event).
-func (d *objectDecoder[T, E]) protobuf(raw []byte, status bool) (runtime.Object, error) {
+func (d *objectDecoder[T]) protobuf(raw []byte, status bool) (runtime.Object, error) {
 	u, err := parseUnknown(raw)
 	if err != nil {
 		return nil, err
@@ -122,11 +128,12 @@ func (d *objectDecoder[T, E]) protobuf(raw []byte, status bool) (runtime.Object,
 
 // message decodes the protobuf message of one T (payload); whole is the
 // complete encoding (magic and envelope), for the scheme fallback.
-func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
-	obj := T(new(E))
+func (d *objectDecoder[T]) message(payload, whole []byte) (T, error) {
+	var zero T
+	obj := d.newObj()
 	if d.proj != nil {
 		if err := d.proj.decode(payload, d.proj.plan, reflect.ValueOf(obj).Elem()); err != nil {
-			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+			return zero, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
 		d.finish(obj, nil)
 		return obj, nil
@@ -150,23 +157,23 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 				err = unmarshalSplit(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in)
 			}
 			if err == errUnsplittable {
-				obj, in = T(new(E)), nil // start again from scratch
+				obj, in = d.newObj(), nil // start again from scratch
 			}
 		}
 		if err == errUnsplittable {
 			err = any(obj).(unmarshaler).Unmarshal(payload)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+			return zero, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
 		d.finish(obj, in)
 		return obj, nil
 	}
 	if whole == nil {
-		return nil, fmt.Errorf("decoding %s: %T has no protobuf Unmarshal method", d.gvk.Kind, obj)
+		return zero, fmt.Errorf("decoding %s: %T has no protobuf Unmarshal method", d.gvk.Kind, obj)
 	}
 	if _, _, err := d.codec.Decode(whole, nil, obj); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		return zero, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	d.finish(obj, nil)
@@ -177,7 +184,7 @@ func (d *objectDecoder[T, E]) message(payload, whole []byte) (T, error) {
 // it took, a stripped object has no managedFields, and an interned one
 // shares its repeating strings. in is the interning pass that began while
 // decoding, if one did.
-func (d *objectDecoder[T, E]) finish(obj T, in *interning) {
+func (d *objectDecoder[T]) finish(obj T, in *interning) {
 	if d.typeMeta != nil {
 		setTypeMeta(obj, d.typeMeta)
 	}
@@ -201,7 +208,7 @@ func (d *objectDecoder[T, E]) finish(obj T, in *interning) {
 // json decodes one JSON object. The kind is checked after decoding, from
 // the TypeMeta the decoding filled in, which saves the separate pass that
 // finds apiVersion and kind first.
-func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, error) {
+func (d *objectDecoder[T]) json(raw []byte, status bool) (runtime.Object, error) {
 	var obj runtime.Object
 	var meta *jsonMeta
 	var in *interning
@@ -209,7 +216,7 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 	if status {
 		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
 	} else {
-		o := T(new(E))
+		o := d.newObj()
 		raw, meta, in = d.prepareJSON(raw, o)
 		obj = o
 	}
@@ -243,7 +250,7 @@ func (d *objectDecoder[T, E]) json(raw []byte, status bool) (runtime.Object, err
 // an Interner, cuts the metadata's repeating strings out of it, interned
 // (json_meta.go), and with ShareRepeated the parts of a kind of partKinds,
 // decoded into obj (parts.go); meta and in are then for finishJSON.
-func (d *objectDecoder[T, E]) prepareJSON(raw []byte, obj T) (_ []byte, meta *jsonMeta, in *interning) {
+func (d *objectDecoder[T]) prepareJSON(raw []byte, obj T) (_ []byte, meta *jsonMeta, in *interning) {
 	if d.strip {
 		raw = stripManagedFieldsJSON(raw)
 	}
@@ -265,7 +272,7 @@ func (d *objectDecoder[T, E]) prepareJSON(raw []byte, obj T) (_ []byte, meta *js
 
 // finishJSON puts the metadata strings prepareJSON cut back into obj,
 // then finishes it.
-func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
+func (d *objectDecoder[T]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 	if meta != nil {
 		om := objectMetaOf(obj)
 		meta.apply(om)
@@ -280,11 +287,12 @@ func (d *objectDecoder[T, E]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 
 // jsonItem decodes one item of a JSON list: items carry no kind of their
 // own, and whatever TypeMeta they do carry is kept, as client-go does.
-func (d *objectDecoder[T, E]) jsonItem(raw []byte) (T, error) {
-	obj := T(new(E))
+func (d *objectDecoder[T]) jsonItem(raw []byte) (T, error) {
+	var zero T
+	obj := d.newObj()
 	raw, meta, in := d.prepareJSON(raw, obj)
 	if err := unmarshalJSON(raw, obj); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		return zero, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
 	if ok := obj.GetObjectKind(); d.keepKind && !d.anyKind && ok.GroupVersionKind().Kind == "" {
 		ok.SetGroupVersionKind(d.gvk) // anyKind: setItemKinds, once the list's kind is known

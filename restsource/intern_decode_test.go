@@ -23,14 +23,14 @@ import (
 func sharedDecoders[T interface {
 	*E
 	runtime.Object
-}, E any](t *testing.T, strip bool) (ref, got *objectDecoder[T, E], in *Interner) {
+}, E any](t *testing.T, strip bool) (ref, got *objectDecoder[T], in *Interner) {
 	t.Helper()
 	in = NewInterner(0)
-	ref, err := newObjectDecoder[T](Options{Scheme: scheme.Scheme})
+	ref, err := newTypedDecoder[T](Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err = newObjectDecoder[T](Options{Scheme: scheme.Scheme, Interner: in, ShareRepeated: true, StripManagedFields: strip})
+	got, err = newTypedDecoder[T](Options{Scheme: scheme.Scheme, Interner: in, ShareRepeated: true, StripManagedFields: strip})
 	if err != nil {
 		t.Fatal(err)
 	}

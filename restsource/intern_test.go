@@ -231,7 +231,7 @@ func TestInternedDecodingEqual(t *testing.T) {
 // TestShareResourceListsNeedsInterner: the option is refused without an
 // Interner to keep the lists in.
 func TestShareResourceListsNeedsInterner(t *testing.T) {
-	_, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme, ShareResourceLists: true})
+	_, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme, ShareResourceLists: true})
 	if err == nil || !strings.Contains(err.Error(), "Interner") {
 		t.Fatalf("err = %v, want a refusal naming the Interner", err)
 	}

@@ -103,7 +103,7 @@ func anyKind(opts Options, example runtime.Object) bool {
 
 // listKindOK says whether a list of kind and apiVersion is a list of the
 // decoder's objects.
-func (d *objectDecoder[T, E]) listKindOK(kind, apiVersion []byte) bool {
+func (d *objectDecoder[T]) listKindOK(kind, apiVersion []byte) bool {
 	if string(apiVersion) != d.apiVersion {
 		return false
 	}
@@ -115,7 +115,7 @@ func (d *objectDecoder[T, E]) listKindOK(kind, apiVersion []byte) bool {
 
 // setItemKinds gives the items of a list of kind listKind that carry no
 // kind the list's, without "List" (anyKind decoders only).
-func (d *objectDecoder[T, E]) setItemKinds(items []runtime.RawExtension, listKind []byte) {
+func (d *objectDecoder[T]) setItemKinds(items []runtime.RawExtension, listKind []byte) {
 	if !d.anyKind {
 		return
 	}

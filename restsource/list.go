@@ -15,14 +15,14 @@ import (
 
 // decodeList decodes a list response, sniffing its encoding: protobuf
 // starts with the magic, JSON with '{'.
-func (s *Source[T, E]) decodeList(body []byte) (runtime.Object, error) {
+func (s *source[T]) decodeList(body []byte) (runtime.Object, error) {
 	if bytes.HasPrefix(body, protoMagic) {
 		return s.protobufList(body)
 	}
 	return s.jsonList(body)
 }
 
-func (s *Source[T, E]) protobufList(body []byte) (runtime.Object, error) {
+func (s *source[T]) protobufList(body []byte) (runtime.Object, error) {
 	d := s.dec
 	u, err := parseUnknown(body)
 	if err != nil {
@@ -56,7 +56,7 @@ func (s *Source[T, E]) protobufList(body []byte) (runtime.Object, error) {
 	return list, nil
 }
 
-func (s *Source[T, E]) jsonList(body []byte) (runtime.Object, error) {
+func (s *source[T]) jsonList(body []byte) (runtime.Object, error) {
 	d := s.dec
 	l, err := parseJSONList(body)
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *Source[T, E]) jsonList(body []byte) (runtime.Object, error) {
 
 // schemeList decodes a whole protobuf list through the scheme, for types
 // without a generated Unmarshal method.
-func (s *Source[T, E]) schemeList(body []byte) (runtime.Object, error) {
+func (s *source[T]) schemeList(body []byte) (runtime.Object, error) {
 	obj, _, err := s.dec.codec.Decode(body, nil, nil)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ const minItemsPerWorker = 16
 
 // decodeItems decodes the items of a list (the first of raws being item
 // base) on up to DecodeWorkers goroutines, each into its own allocation.
-func (s *Source[T, E]) decodeItems(raws [][]byte, base int, decode func([]byte) (T, error)) ([]runtime.RawExtension, error) {
+func (s *source[T]) decodeItems(raws [][]byte, base int, decode func([]byte) (T, error)) ([]runtime.RawExtension, error) {
 	items := make([]runtime.RawExtension, len(raws))
 	one := func(from, to int) error {
 		for i := from; i < to; i++ {

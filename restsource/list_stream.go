@@ -33,7 +33,7 @@ const maxListItem = 64 << 20
 const listBatchBytes = 1 << 20
 
 // readList reads and decodes a list response from r.
-func (s *Source[T, E]) readList(r *bufio.Reader) (runtime.Object, error) {
+func (s *source[T]) readList(r *bufio.Reader) (runtime.Object, error) {
 	head, _ := r.Peek(len(protoMagic))
 	if bytes.Equal(head, protoMagic) && s.dec.fast {
 		if list, ok, err := s.streamProtobufList(r); ok {
@@ -98,7 +98,7 @@ func (b *itemBatch) flush() error {
 // streamProtobufList decodes a protobuf list from r as it arrives; ok is
 // false, with nothing read, if the response is not plainly T's list
 // (readList then reads it whole).
-func (s *Source[T, E]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
+func (s *source[T]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
 	d := s.dec
 	// The envelope's TypeMeta comes first, and the list's message next:
 	// both are in the first bytes, looked at without reading them.
@@ -286,7 +286,7 @@ func (l *limited) Read(p []byte) (int, error) {
 // streamJSONList decodes a JSON list from r as it arrives: its items a
 // batch at a time, its other members (kind, apiVersion, metadata) kept;
 // ok is false, with nothing read, if r does not start with an object.
-func (s *Source[T, E]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
+func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
 	d := s.dec
 	jr := &jsonReader{r: r}
 	if c, err := jr.peek(); err != nil || c != '{' {

@@ -115,7 +115,7 @@ func decodesLikeClientGo[T interface {
 	Marshal() ([]byte, error)
 }, E any](t *testing.T, objs []T) {
 	in := NewInterner(0)
-	d, err := newObjectDecoder[T](Options{Scheme: scheme.Scheme, Interner: in, ShareRepeated: true, StripManagedFields: true})
+	d, err := newTypedDecoder[T](Options{Scheme: scheme.Scheme, Interner: in, ShareRepeated: true, StripManagedFields: true})
 	if err != nil {
 		t.Fatal(err)
 	}

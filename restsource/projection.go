@@ -65,10 +65,9 @@ var (
 	typeMetaType    = reflect.TypeFor[metav1.TypeMeta]()
 )
 
-// planProjection checks that T is a projection (a pointer to a struct
+// planProjection checks that t is a projection (a pointer to a struct
 // with an ObjectMeta, not the source type itself) and plans its decoding.
-func planProjection[T any](source any) (*protoPlan, error) {
-	t := reflect.TypeFor[T]()
+func planProjection(t reflect.Type, source any) (*protoPlan, error) {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("restsource: a projection must be a pointer to a struct, not %s", t)
 	}

@@ -107,12 +107,12 @@ func project(dst, src reflect.Value) {
 	}
 }
 
-type slimDecoder = objectDecoder[*slimPod, slimPod]
+type slimDecoder = objectDecoder[*slimPod]
 
 func newSlimDecoder(t testing.TB, opts Options) *slimDecoder {
 	t.Helper()
 	opts.Scheme, opts.ProjectionOf = scheme.Scheme, &corev1.Pod{}
-	d, err := newObjectDecoder[*slimPod](opts)
+	d, err := newTypedDecoder[*slimPod](opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ var slimPaths = map[bool][]func(d *slimDecoder, data []byte) (runtime.Object, er
 // got through path i, and requires the projection to equal the full
 // object's projected fields (without managedFields if got strips them).
 // It returns false if the full decoding fails.
-func checkProjection(t *testing.T, what string, ref *objectDecoder[*corev1.Pod, corev1.Pod], got *slimDecoder, isJSON bool, i int, data []byte) bool {
+func checkProjection(t *testing.T, what string, ref *objectDecoder[*corev1.Pod], got *slimDecoder, isJSON bool, i int, data []byte) bool {
 	t.Helper()
 	full, err := []decodePath{protoPaths[i], jsonPaths[i]}[map[bool]int{false: 0, true: 1}[isJSON]].decode(ref, bytes.Clone(data))
 	if err != nil {
@@ -162,7 +162,7 @@ func checkProjection(t *testing.T, what string, ref *objectDecoder[*corev1.Pod, 
 // and without the memory options, for watch events' objects and list
 // items.
 func TestProjectionDifferential(t *testing.T) {
-	ref, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+	ref, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func newProj[T interface {
 	*E
 	runtime.Object
 }, E any]() error {
-	_, err := newObjectDecoder[T](Options{Scheme: scheme.Scheme, ProjectionOf: &corev1.Pod{}})
+	_, err := newTypedDecoder[T](Options{Scheme: scheme.Scheme, ProjectionOf: &corev1.Pod{}})
 	return err
 }
 
@@ -255,7 +255,7 @@ func FuzzProjection(f *testing.F) {
 			f.Add(obj, true)
 		}
 	}
-	ref, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+	ref, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func FuzzProjection(f *testing.F) {
 // they then decode again from the entry's end); a projection decodes such
 // bytes the same.
 func TestProjectionMapEntryQuirk(t *testing.T) {
-	ref, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+	ref, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,9 @@ package restsource
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,8 +26,20 @@ type Source[T interface {
 	*E
 	runtime.Object
 }, E any] struct {
+	source[T]
+}
+
+// Objects is a [Source] of objects whose Go type is known only at run
+// time (a custom resource's type in a scheme, given by a constructor),
+// decoded the same way: see [NewObjects].
+type Objects struct {
+	source[runtime.Object]
+}
+
+// source is the engine of Source and Objects.
+type source[T runtime.Object] struct {
 	opts                    Options
-	dec                     *objectDecoder[T, E]
+	dec                     *objectDecoder[T]
 	listAccept, watchAccept string // Accept headers (kinds.go)
 	// path is the resource's path segments under the client's base URL
 	// when Options.GroupVersion is set; nil otherwise.
@@ -34,6 +49,7 @@ type Source[T interface {
 var (
 	_ cache.ListerWatcher            = (*Source[*metav1.Status, metav1.Status])(nil)
 	_ cache.ListerWatcherWithContext = (*Source[*metav1.Status, metav1.Status])(nil)
+	_ cache.ListerWatcherWithContext = (*Objects)(nil)
 )
 
 // New returns a Source for objects of type T (E is inferred: write
@@ -42,17 +58,44 @@ func New[T interface {
 	*E
 	runtime.Object
 }, E any](opts Options) (*Source[T, E], error) {
+	s := &Source[T, E]{}
+	if err := s.init(opts, func() T { return T(new(E)) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewObjects returns a Source for the objects newObject makes: new, empty
+// objects of one Go type, a pointer to a struct known to Options.Scheme,
+// for a type known only at run time (as scheme.New makes them for a
+// kind). Everything [New] does for a type parameter it does for that
+// type; Options.ProjectionOf is not supported.
+func NewObjects(opts Options, newObject func() runtime.Object) (*Objects, error) {
+	if opts.ProjectionOf != nil {
+		return nil, errors.New("restsource: NewObjects does not take Options.ProjectionOf")
+	}
+	if t := reflect.TypeOf(newObject()); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("restsource: NewObjects needs objects that are pointers to structs, not %T", newObject())
+	}
+	s := &Objects{}
+	if err := s.init(opts, newObject); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *source[T]) init(opts Options, newObj func() T) error {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	dec, err := newObjectDecoder[T, E](opts)
+	dec, err := newObjectDecoder(opts, newObj)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &Source[T, E]{opts: opts, dec: dec, path: resourcePath(opts)}
-	s.listAccept, s.watchAccept = acceptHeaders(opts, T(new(E)))
-	return s, nil
+	s.opts, s.dec, s.path = opts, dec, resourcePath(opts)
+	s.listAccept, s.watchAccept = acceptHeaders(opts, newObj())
+	return nil
 }
 
 // resourcePath returns the segments of the resource's path for
@@ -79,7 +122,7 @@ var listParamsVersion = schema.GroupVersion{Version: "v1"}
 
 // request builds the GET of a list or watch with client-go's query
 // parameters (including timeoutSeconds and the matching client timeout).
-func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
+func (s *source[T]) request(opts metav1.ListOptions) *rest.Request {
 	if s.opts.TweakListOptions != nil {
 		s.opts.TweakListOptions(&opts)
 	}
@@ -111,7 +154,7 @@ func (s *Source[T, E]) request(opts metav1.ListOptions) *rest.Request {
 // a generated Unmarshal method, the typed list), which client-go's and
 // listwatch's reflectors both take as it is. Errors are the REST client's:
 // apierrors.IsResourceExpired and the like work on them.
-func (s *Source[T, E]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+func (s *source[T]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
 	// Throttling, Retry-After retries and errors as the clientset's List,
 	// but the body is read as it arrives (list_stream.go): the objects are
@@ -132,7 +175,7 @@ func (s *Source[T, E]) ListWithContext(ctx context.Context, opts metav1.ListOpti
 // client-go's watch reports it). Like client-go's, the request is not
 // throttled by the client's rate limiter, and a connection closed before
 // the response yields an empty (closed) watch rather than an error.
-func (s *Source[T, E]) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (s *source[T]) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	rctx, cancel := context.WithCancel(ctx)
 	body, err := s.request(opts).Throttle(nil).Stream(rctx)
@@ -159,11 +202,11 @@ func (s *Source[T, E]) WatchWithContext(ctx context.Context, opts metav1.ListOpt
 }
 
 // List implements cache.Lister (without a context).
-func (s *Source[T, E]) List(opts metav1.ListOptions) (runtime.Object, error) {
+func (s *source[T]) List(opts metav1.ListOptions) (runtime.Object, error) {
 	return s.ListWithContext(context.Background(), opts)
 }
 
 // Watch implements cache.Watcher (without a context); Stop ends it.
-func (s *Source[T, E]) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+func (s *source[T]) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return s.WatchWithContext(context.Background(), opts)
 }

@@ -16,14 +16,14 @@ import (
 )
 
 // decoders returns the reference decoder (no options) and one with opts.
-func decoders(t testing.TB, opts Options) (ref, got *objectDecoder[*corev1.Pod, corev1.Pod]) {
+func decoders(t testing.TB, opts Options) (ref, got *objectDecoder[*corev1.Pod]) {
 	t.Helper()
 	opts.Scheme = scheme.Scheme
-	ref, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+	ref, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err = newObjectDecoder[*corev1.Pod](opts)
+	got, err = newTypedDecoder[*corev1.Pod](opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,23 +35,23 @@ func decoders(t testing.TB, opts Options) (ref, got *objectDecoder[*corev1.Pod, 
 // list item. Protobuf data is the pod's message; JSON data the object.
 type decodePath struct {
 	name   string
-	decode func(d *objectDecoder[*corev1.Pod, corev1.Pod], data []byte) (runtime.Object, error)
+	decode func(d *objectDecoder[*corev1.Pod], data []byte) (runtime.Object, error)
 }
 
 var protoPaths = []decodePath{
-	{"event", func(d *objectDecoder[*corev1.Pod, corev1.Pod], msg []byte) (runtime.Object, error) {
+	{"event", func(d *objectDecoder[*corev1.Pod], msg []byte) (runtime.Object, error) {
 		return d.protobuf(wrapUnknown(msg), false)
 	}},
-	{"item", func(d *objectDecoder[*corev1.Pod, corev1.Pod], msg []byte) (runtime.Object, error) {
+	{"item", func(d *objectDecoder[*corev1.Pod], msg []byte) (runtime.Object, error) {
 		return d.message(bytes.Clone(msg), nil)
 	}},
 }
 
 var jsonPaths = []decodePath{
-	{"event", func(d *objectDecoder[*corev1.Pod, corev1.Pod], obj []byte) (runtime.Object, error) {
+	{"event", func(d *objectDecoder[*corev1.Pod], obj []byte) (runtime.Object, error) {
 		return d.json(withKind(obj), false)
 	}},
-	{"item", func(d *objectDecoder[*corev1.Pod, corev1.Pod], obj []byte) (runtime.Object, error) {
+	{"item", func(d *objectDecoder[*corev1.Pod], obj []byte) (runtime.Object, error) {
 		return d.jsonItem(bytes.Clone(obj))
 	}},
 }
@@ -230,7 +230,7 @@ func jsonVariants(t testing.TB, p *corev1.Pod) map[string][]byte {
 // twin got, through path, and requires got's result to be the
 // reference's with ManagedFields set to nil. It returns false if the
 // reference does not decode data.
-func checkStripped(t *testing.T, what string, ref, got *objectDecoder[*corev1.Pod, corev1.Pod], path decodePath, data []byte) bool {
+func checkStripped(t *testing.T, what string, ref, got *objectDecoder[*corev1.Pod], path decodePath, data []byte) bool {
 	t.Helper()
 	want, err := path.decode(ref, bytes.Clone(data))
 	if err != nil {
@@ -344,7 +344,7 @@ func TestStripManagedFieldsNeverDecodes(t *testing.T) {
 // TestStripManagedFieldsNeedsObjectMeta: the option is refused for a type
 // without ObjectMeta.
 func TestStripManagedFieldsNeedsObjectMeta(t *testing.T) {
-	_, err := newObjectDecoder[*metav1.Status](Options{Scheme: scheme.Scheme, StripManagedFields: true})
+	_, err := newTypedDecoder[*metav1.Status](Options{Scheme: scheme.Scheme, StripManagedFields: true})
 	if err == nil || !strings.Contains(err.Error(), "ObjectMeta") {
 		t.Fatalf("err = %v, want a refusal naming ObjectMeta", err)
 	}
