@@ -60,12 +60,15 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 			opts.HTTPClient = hc
 		}
 		b := &builder{cfg: cfg, httpClient: opts.HTTPClient, memory: memory, logger: logger, onNew: o.OnNewInformer, custom: opts.NewInformer,
-			scheme: opts.Scheme, types: map[reflect.Type]Type{}}
+			scheme: opts.Scheme, types: map[reflect.Type]Type{}, byClient: map[reflect.Type]bool{}}
 		if b.scheme == nil {
 			b.scheme = scheme.Scheme // controller-runtime's default too
 		}
 		for _, t := range o.Types {
 			b.types[t.goType] = t
+		}
+		for _, obj := range o.ClientDecoded {
+			b.byClient[reflect.TypeOf(obj)] = true
 		}
 		if o.Shard != nil {
 			var err error
@@ -112,6 +115,7 @@ type builder struct {
 	onNew      func(runtime.Object, toolscache.SharedIndexInformer)
 	scheme     *runtime.Scheme       // the cache's
 	types      map[reflect.Type]Type // Options.Types
+	byClient   map[reflect.Type]bool // Options.ClientDecoded
 	// custom is the caller's cache.Options.NewInformer, if set: it builds
 	// the informers instead of listwatch's constructor.
 	custom func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
@@ -148,7 +152,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		// Expected for the objects restsource does not decode (V(1));
 		// worth a line when the probe failed.
 		log := b.logger
-		if errors.Is(err, errNotDecoded) {
+		if errors.Is(err, errNotDecoded) || errors.Is(err, errByClient) {
 			log = log.V(1)
 		}
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
@@ -211,7 +215,7 @@ func (w where) name(example runtime.Object) string {
 // source is a restsource Source for example's type requesting what lw
 // requests, and where that is.
 func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, where, error) {
-	dec, err := decodingOf(example, b.types, b.scheme)
+	dec, err := decodingOf(example, b.types, b.byClient, b.scheme)
 	if err != nil {
 		return nil, where{}, err
 	}

@@ -30,9 +30,9 @@ type Type struct {
 //
 //	crcache.Options{Types: []crcache.Type{crcache.TypeFor[*v1.Widget]()}}
 //
-// Go's generics need the type at compile time, which controller-runtime's
-// cache does not have (it builds informers from example objects); built-in
-// types, unstructured and metadata-only objects need no such line.
+// It is not needed: a type the scheme knows and not listed is decoded the
+// same way, from the scheme's type (restsource.NewObjects). Listing it
+// decodes it through a type parameter instead.
 func TypeFor[T interface {
 	*E
 	client.Object
@@ -54,13 +54,21 @@ type decoding struct {
 }
 
 // errNotDecoded says why an object type is not decoded by restsource.
-var errNotDecoded = errors.New("not a built-in type of client-go's scheme, nor unstructured or metadata-only, nor listed in crcache.Options.Types")
+var errNotDecoded = errors.New("not a type the cache's scheme knows, nor unstructured or metadata-only")
+
+// errByClient says an object type is decoded by controller-runtime's
+// client because the options say so.
+var errByClient = errors.New("listed in crcache.Options.ClientDecoded")
 
 // decodingOf returns how example's type is decoded: built-in types by
 // client-go's table, metadata-only and unstructured objects by the kind
 // they carry (controller-runtime sets it on the examples it builds
-// informers from), custom resources' Go types if listed in types.
-func decodingOf(example runtime.Object, types map[reflect.Type]Type, s *runtime.Scheme) (decoding, error) {
+// informers from), custom resources' Go types listed in types or known
+// to the scheme s; none of the types listed in byClient.
+func decodingOf(example runtime.Object, types map[reflect.Type]Type, byClient map[reflect.Type]bool, s *runtime.Scheme) (decoding, error) {
+	if byClient[reflect.TypeOf(example)] {
+		return decoding{}, errByClient
+	}
 	switch e := example.(type) {
 	case *metav1.PartialObjectMetadata:
 		gvk, err := kindOf(example)
@@ -92,6 +100,19 @@ func decodingOf(example runtime.Object, types map[reflect.Type]Type, s *runtime.
 		return decoding{gv: gvks[0].GroupVersion(), new: func(o restsource.Options) (toolscache.ListerWatcher, error) {
 			o.Scheme = s
 			return t.new(o)
+		}}, nil
+	}
+	if gvks, _, err := s.ObjectKinds(example); err == nil && !gvks[0].Empty() && reflect.TypeOf(example).Kind() == reflect.Pointer &&
+		reflect.TypeOf(example).Elem().Kind() == reflect.Struct {
+		// Any other type the scheme knows (an operator's own custom
+		// resources) is decoded the same way as a listed one, from the
+		// scheme's constructor.
+		gvk, elem := gvks[0], reflect.TypeOf(example).Elem()
+		newObject := func() runtime.Object { return reflect.New(elem).Interface().(runtime.Object) }
+		return decoding{gv: gvk.GroupVersion(), new: func(o restsource.Options) (toolscache.ListerWatcher, error) {
+			o.Scheme = s
+			o.ContentType = restsource.ContentTypeJSON // custom resources have no protobuf encoding
+			return listerWatcher(restsource.NewObjects(o, newObject))
 		}}, nil
 	}
 	return decoding{}, errNotDecoded

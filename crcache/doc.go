@@ -23,17 +23,19 @@
 //     OnlyMetadata) of any resource, custom ones included, in protobuf;
 //   - unstructured objects in JSON, their map keys and repeating values
 //     interned;
-//   - custom resources' Go types listed in [Options.Types] ([TypeFor]) in
-//     JSON. Go's generics need the type at compile time; a custom type
-//     not listed is listed and watched through controller-runtime's
+//   - custom resources' Go types, any the cache's scheme knows, in JSON
+//     (objects made from the type's constructor, [restsource.NewObjects];
+//     listing them in [Options.Types] is no longer needed). A type listed
+//     in [Options.ClientDecoded] (an escape hatch), and any list the probe
+//     cannot read, are listed and watched through controller-runtime's
 //     client, on listwatch's informer, with managedFields stripped by a
-//     transform that runs before the user's (logged at V(1)).
+//     transform that runs before the user's (logged, V(1) when chosen).
 //
 // [NewWithOptions] sets the options:
 //
 //	newCache := crcache.NewWithOptions(crcache.Options{
-//		Memory: &informers.MemoryOptions{}, // keep managedFields, no interning
-//		Types:  []crcache.Type{crcache.TypeFor[*v1.Widget]()},
+//		Memory:        &informers.MemoryOptions{}, // keep managedFields, no interning
+//		ClientDecoded: []client.Object{&v1.Legacy{}}, // decoded as controller-runtime decodes it
 //	})
 //	mgr, err := ctrl.NewManager(cfg, manager.Options{NewCache: newCache})
 //

@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/listwatch/listwatch/clientgo/informers"
 )
@@ -55,12 +56,21 @@ type Options struct {
 	// [StatusPage]); one page may show several caches.
 	StatusPage *StatusPage
 
-	// Types lists the Go types of custom resources (registered in
-	// cache.Options.Scheme) that the cache decodes with restsource, in
-	// JSON, with the memory options, instead of through controller-
-	// runtime's client: one [TypeFor] each. Built-in types, unstructured
-	// and metadata-only objects are always decoded with restsource.
+	// Types lists Go types of custom resources (registered in
+	// cache.Options.Scheme) to decode with restsource through a type
+	// parameter ([TypeFor]). Listing them is not needed: every type the
+	// scheme knows is decoded with restsource, in JSON, with the memory
+	// options (from the scheme's constructor, as [restsource.NewObjects]
+	// does); so are built-in types, unstructured and metadata-only
+	// objects.
 	Types []Type
+
+	// ClientDecoded lists object types (an example of each, e.g.
+	// &v1.Widget{}) that the cache lists, watches and decodes through
+	// controller-runtime's client, as controller-runtime's own cache does,
+	// without listwatch's decoding and memory options: an escape hatch.
+	// The informers still run on listwatch's engine.
+	ClientDecoded []client.Object
 
 	// Shard, if set, makes the cache a member of a ring of replicas that
 	// share the objects of the types it names: each caches only its

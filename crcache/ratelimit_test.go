@@ -115,10 +115,12 @@ func plainServer(t *testing.T) (srv *fake.Server, cfg *rest.Config, lists func()
 }
 
 // startPlainCache starts a cache of Pods (decoded by restsource) and
-// plainConfigMaps (through controller-runtime's client) in namespaces a
+// plainConfigMaps (through controller-runtime's client, listed in
+// Options.ClientDecoded) in namespaces a
 // and b, over cfg, and waits for its sync.
 func startPlainCache(t *testing.T, cfg *rest.Config, o crcache.Options) cache.Cache {
 	o.Logger = logr.Discard()
+	o.ClientDecoded = []client.Object{&plainConfigMap{}}
 	c, err := crcache.NewWithOptions(o)(cfg, cache.Options{Scheme: plainScheme(), Mapper: mapper(),
 		DefaultNamespaces: map[string]cache.Config{"a": {}, "b": {}}})
 	if err != nil {

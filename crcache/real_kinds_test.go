@@ -92,26 +92,24 @@ func startCache(t *testing.T, newCache cache.NewCacheFunc, cfg *testapiserver.Se
 
 // A custom resource installed after the cache started: before, its kind
 // is unknown (an error, not a hang); after, its typed objects (listed in
-// Options.Types), unstructured and metadata-only ones all decode with
-// restsource (no fallback logged), equal to the server's without
-// managedFields.
+// Options.Types, or only known to the scheme), unstructured and
+// metadata-only ones all decode with restsource (no fallback logged),
+// equal to the server's without managedFields.
 func testCustomResources(t *testing.T, srv *testapiserver.Server) {
 	ctx := t.Context()
 	var mu sync.Mutex
 	var fallbacks []string
-	newCache := crcache.NewWithOptions(crcache.Options{
-		Types: []crcache.Type{crcache.TypeFor[*Widget]()},
-		Logger: funcr.New(func(_, args string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fallbacks = append(fallbacks, args)
-		}, funcr.Options{Verbosity: 1}),
-	})
-	c := startCache(t, newCache, srv, cache.Options{Scheme: widgetScheme(t)}, false)
-	if !c.WaitForCacheSync(ctx) {
+	logger := funcr.New(func(_, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fallbacks = append(fallbacks, args)
+	}, funcr.Options{Verbosity: 1})
+	newCache := crcache.NewWithOptions(crcache.Options{Types: []crcache.Type{crcache.TypeFor[*Widget]()}, Logger: logger})
+	listed := startCache(t, newCache, srv, cache.Options{Scheme: widgetScheme(t)}, false)
+	if !listed.WaitForCacheSync(ctx) {
 		t.Fatal("not synced")
 	}
-	if _, err := c.GetInformer(ctx, &Widget{}); !meta.IsNoMatchError(err) {
+	if _, err := listed.GetInformer(ctx, &Widget{}); !meta.IsNoMatchError(err) {
 		t.Fatalf("GetInformer before the CRD is installed: %v, want a no-match error", err)
 	}
 	gvr, err := srv.InstallCRD(ctx, widgetKind)
@@ -140,6 +138,21 @@ func testCustomResources(t *testing.T, srv *testapiserver.Server) {
 		unstructured.RemoveNestedField(server.Items[i].Object, "metadata", "managedFields")
 	}
 
+	unlisted := startCache(t, crcache.NewWithOptions(crcache.Options{Logger: logger}), srv, cache.Options{Scheme: widgetScheme(t)}, false)
+	for _, c := range []cache.Cache{listed, unlisted} {
+		checkWidgets(t, c, server)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(fallbacks) != 0 {
+		t.Fatalf("fell back to controller-runtime's client: %v", fallbacks)
+	}
+}
+
+// checkWidgets checks that c lists the widgets of namespace a as server
+// (without managedFields) typed, unstructured and metadata-only.
+func checkWidgets(t *testing.T, c cache.Cache, server *unstructured.UnstructuredList) {
+	ctx := t.Context()
 	var typed WidgetList
 	if err := c.List(ctx, &typed, client.InNamespace("a")); err != nil {
 		t.Fatal(err)
@@ -182,11 +195,6 @@ func testCustomResources(t *testing.T, srv *testapiserver.Server) {
 			m.Items[i].ManagedFields != nil || m.Items[i].Kind != "Widget" || !reflect.DeepEqual(m.Items[i].Labels, want.GetLabels()) {
 			t.Errorf("metadata of a widget: %+v, want the server's %v", m.Items[i], want.Object["metadata"])
 		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(fallbacks) != 0 {
-		t.Fatalf("fell back to controller-runtime's client: %v", fallbacks)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestDecoderShown(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, rec.Body)
 	}
-	const why = "not a built-in type of client-go's scheme, nor unstructured or metadata-only, nor listed in crcache.Options.Types"
+	const why = "listed in crcache.Options.ClientDecoded"
 	var got []string
 	for _, inf := range rep.Informers {
 		got = append(got, fmt.Sprintf("%s resource=%q namespace=%q decoder=%q reason=%q", inf.Name, inf.Resource, inf.Namespace, inf.Decoder, inf.DecoderReason))
@@ -48,7 +48,7 @@ func TestDecoderShown(t *testing.T) {
 	page.ServeHTTP(rec, httptest.NewRequest("GET", "/informers", nil))
 	html := rec.Body.String()
 	for _, s := range []string{
-		`<small class="decoder">decoded by controller-runtime: not a built-in type of client-go&#39;s scheme`,
+		`<small class="decoder">decoded by controller-runtime: listed in crcache.Options.ClientDecoded`,
 		`<small class="decoder">decoded by restsource</small>`,
 	} {
 		if n := strings.Count(html, s); n != 2 {
