@@ -201,6 +201,7 @@ func (d *objectDecoder[T]) finish(obj T, in *interning) {
 	if in == nil {
 		in = &interning{Interner: d.interner, shareLists: d.shareLists}
 	}
+	in.walkAny = !d.fast // no generated decoder: decoded from JSON, where the walk costs little
 	in.object(obj)
 	in.done()
 }

@@ -13,7 +13,8 @@ import (
 // unique to an object (name, uid, resourceVersion, IPs, container IDs)
 // are left alone: interning them would only churn the table. Metadata is
 // interned for every type with an ObjectMeta; the specs and statuses of
-// pods, the bulk of most caches, too.
+// pods, the bulk of most caches, by the walkers below; custom resources'
+// strings by reflection (intern_any.go).
 
 // interning is one object's pass over its strings; it counts its hits
 // and misses, added to the Interner's at the end.
@@ -23,6 +24,7 @@ type interning struct {
 	metaDone     bool // the metadata's strings were interned while decoding
 	shareParts   bool // Options.ShareRepeated
 	metaShared   bool // the metadata's owner references are shared parts, interned while decoding
+	walkAny      bool // a type without a walker of its own is walked by reflection (intern_any.go)
 	partsDone    bool // the whole object was interned while decoding (unmarshalParts, or a JSON kind of partKinds)
 	hits, misses uint64
 }
@@ -73,6 +75,10 @@ func (in *interning) object(obj any) {
 		in.podSpec(&o.Template.Spec)
 	case *unstructured.Unstructured:
 		in.unstructuredObject(o.Object)
+	default:
+		if in.walkAny {
+			in.anyObject(obj)
+		}
 	}
 }
 
