@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,7 +90,7 @@ func BenchmarkDecodeFrame(b *testing.B) {
 		name := map[string]string{ContentTypeProtobuf: "protobuf", ContentTypeJSON: "json"}[ct]
 		frame := benchFrame(b, ct)
 		b.Run(name+"/restsource", func(b *testing.B) {
-			dec, err := newObjectDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
+			dec, err := newTypedDecoder[*corev1.Pod](Options{Scheme: scheme.Scheme})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -132,7 +133,8 @@ func BenchmarkDecodeFrame(b *testing.B) {
 
 // BenchmarkDecodeShared: decoding list items with the recommended memory
 // options (StripManagedFields, an Interner, ShareRepeated), corpus pods and
-// ConfigMaps, in both encodings: the parts decoding's own cost, per object.
+// ConfigMaps (and Deployments, interned by reflection), in both encodings:
+// the parts decoding's own cost, per object.
 func BenchmarkDecodeShared(b *testing.B) {
 	pods := corpusPods(512, 7)
 	cms := make([]*corev1.ConfigMap, 512)
@@ -146,6 +148,14 @@ func BenchmarkDecodeShared(b *testing.B) {
 	b.Run("pods/json", func(b *testing.B) { benchItems(b, opts(), pods, true) })
 	b.Run("configmaps/protobuf", func(b *testing.B) { benchItems(b, opts(), cms, false) })
 	b.Run("configmaps/json", func(b *testing.B) { benchItems(b, opts(), cms, true) })
+	deps := make([]*appsv1.Deployment, 512)
+	for i, p := range pods {
+		deps[i] = &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{Replicas: ptr(int32(i % 5)),
+			Selector: &metav1.LabelSelector{MatchLabels: p.Labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels}, Spec: p.Spec}}}
+	}
+	b.Run("deployments/protobuf", func(b *testing.B) { benchItems(b, opts(), deps, false) })
+	b.Run("deployments/json", func(b *testing.B) { benchItems(b, opts(), deps, true) })
 }
 
 // benchItems decodes objs' encodings as list items, round and round.
@@ -154,7 +164,7 @@ func benchItems[T interface {
 	runtime.Object
 	Marshal() ([]byte, error)
 }, E any](b *testing.B, opts Options, objs []T, asJSON bool) {
-	dec, err := newObjectDecoder[T](opts)
+	dec, err := newTypedDecoder[T](opts)
 	if err != nil {
 		b.Fatal(err)
 	}
