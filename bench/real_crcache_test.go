@@ -34,15 +34,21 @@ import (
 // default before ShareRepeated became one). cr-client-go-compact is
 // controller-runtime's own cache with restsource.CompactTransform (strip,
 // intern, shared ResourceLists after decoding) as its default transform.
+// The first two also cache the corpus's custom resource (Argo CD
+// Applications, JSON only), a Go type of the cache's scheme that
+// crcache decodes without listing it in Options.Types.
+
+// realKindsCR are realKindsAll and the custom resource.
+var realKindsCR = append(append([]string(nil), realKindsAll...), "applications")
 
 func init() {
-	registerRealSubject(realSubject{name: "cr-client-go", kinds: realKindsAll,
+	registerRealSubject(realSubject{name: "cr-client-go", kinds: realKindsCR,
 		start: startControllerRuntime(crcache.New, crcache.TransformStripManagedFields, cache.NewSharedIndexInformer, false)})
 	registerRealSubject(realSubject{name: "cr-client-go-compact", baseline: "cr-client-go", kinds: realKindsAll,
 		start: startControllerRuntime(crcache.New, func() cache.TransformFunc {
 			return restsource.CompactTransform(restsource.NewInterner(0), true)
 		}, cache.NewSharedIndexInformer, false)})
-	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: realKindsAll,
+	registerRealSubject(realSubject{name: "cr-listwatch", baseline: "cr-client-go", kinds: realKindsCR,
 		start: startControllerRuntime(lwcrcache.New, nil, lwcache.NewSharedIndexInformer, false)})
 	lists := func(cfgArg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
 		m := informers.DefaultMemoryOptions()
@@ -79,11 +85,17 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cach
 			example = &corev1.ConfigMap{}
 		case "secrets":
 			example = &corev1.Secret{}
+		case "applications":
+			example = &application{}
 		default:
 			return nil, fmt.Errorf("unknown kind %q", env.kind)
 		}
+		sch := scheme.Scheme
+		if env.kind == "applications" {
+			sch = applicationScheme // an operator's scheme: not listed in crcache.Options.Types
+		}
 		if onlyMetadata {
-			gvks, _, err := scheme.Scheme.ObjectKinds(example)
+			gvks, _, err := sch.ObjectKinds(example)
 			if err != nil {
 				return nil, err
 			}
@@ -92,6 +104,7 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cach
 			example = m
 		}
 		opts := crcache.Options{
+			Scheme: sch,
 			NewInformer: func(lw cache.ListerWatcher, obj kruntime.Object, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 				if env.paged {
 					lw = noStreamLW{lw}

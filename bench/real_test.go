@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -106,7 +107,7 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 			if err != nil {
 				b.Fatal(err)
 			}
-			err = writeRealCorpus(b.Context(), cs, k, c.N[k], n)
+			err = writeRealCorpus(b.Context(), cfg, cs, k, c.N[k], n)
 			hc.CloseIdleConnections() // no connection outlives the benchmark (goleak)
 			if err != nil {
 				b.Fatal(err)
@@ -129,7 +130,7 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 	conn := realConn{Host: cfg.Host, Token: cfg.BearerToken, CAData: cfg.CAData, N: map[string]int{}}
 	for _, kind := range kinds {
 		start := time.Now()
-		if err := writeRealCorpus(b.Context(), cs, kind, 0, n); err != nil {
+		if err := writeRealCorpus(b.Context(), cfg, cs, kind, 0, n); err != nil {
 			b.Fatal(err)
 		}
 		conn.N[kind] = n
@@ -295,7 +296,7 @@ func realSelector(b *testing.B, n int) string {
 
 // writeRealCorpus writes objects [from, n) of kind with 32 concurrent
 // writers, creating their namespaces and service accounts first.
-func writeRealCorpus(ctx context.Context, cs kubernetes.Interface, kind string, from, n int) error {
+func writeRealCorpus(ctx context.Context, cfg *rest.Config, cs kubernetes.Interface, kind string, from, n int) error {
 	var jobs []func(context.Context) error
 	namespaces := map[string]bool{}
 	now := time.Now()
@@ -318,6 +319,24 @@ func writeRealCorpus(ctx context.Context, cs kubernetes.Interface, kind string, 
 			i += from
 			namespaces[s.s.Namespace] = true
 			jobs = append(jobs, func(ctx context.Context) error { return writeRealSecret(ctx, cs, s, i) })
+		}
+	case "applications":
+		namespaces[applicationsNS] = true
+		hc, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			return err
+		}
+		defer hc.CloseIdleConnections() // no connection outlives the benchmark (goleak)
+		dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
+		if err != nil {
+			return err
+		}
+		res, err := installApplications(ctx, dyn)
+		if err != nil {
+			return err
+		}
+		for _, a := range realApplications(n)[from:] {
+			jobs = append(jobs, func(ctx context.Context) error { return writeRealApplication(ctx, res, a) })
 		}
 	default:
 		return fmt.Errorf("unknown kind %q", kind)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,12 +20,18 @@ var crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "
 // the kind in lower case plus "s"; any content: its schema preserves
 // unknown fields) and returns its resource once the server serves it.
 func (s *Server) InstallCRD(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
-	plural := strings.ToLower(gvk.Kind) + "s"
-	gvr := gvk.GroupVersion().WithResource(plural)
 	dyn, err := dynamic.NewForConfig(s.AdminConfig())
 	if err != nil {
-		return gvr, err
+		return schema.GroupVersionResource{}, err
 	}
+	return InstallCRD(ctx, dyn, gvk)
+}
+
+// InstallCRD is [Server.InstallCRD] through dyn (with the rights to create
+// CRDs); a CRD already there is kept.
+func InstallCRD(ctx context.Context, dyn dynamic.Interface, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	plural := strings.ToLower(gvk.Kind) + "s"
+	gvr := gvk.GroupVersion().WithResource(plural)
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": plural + "." + gvk.Group},
@@ -37,7 +44,7 @@ func (s *Server) InstallCRD(ctx context.Context, gvk schema.GroupVersionKind) (s
 	}}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if _, err := dyn.Resource(crds).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(crds).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return gvr, fmt.Errorf("creating the CRD of %s: %w", gvk, err)
 	}
 	for {
