@@ -5,6 +5,10 @@ import (
 	"reflect"
 	"testing"
 	"unsafe"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // anyNode is a type the walker plans: nested structs, pointers, slices,
@@ -68,5 +72,19 @@ func TestAnyObjectInterns(t *testing.T) {
 	}
 	if planOf(reflect.TypeFor[struct{ N []int }]()) != nil {
 		t.Error("a type without strings has a plan")
+	}
+}
+
+// BenchmarkAnyObject: the reflective walk of a decoded Deployment (a pod
+// template's worth of strings), as it would cost if built-in kinds were
+// walked: compare with BenchmarkDecodeShared/deployments.
+func BenchmarkAnyObject(b *testing.B) {
+	p := corpusPods(1, 3)[0]
+	d := &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels}, Spec: p.Spec}}}
+	in := &interning{Interner: NewInterner(0), walkAny: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		in.anyObject(d)
 	}
 }
