@@ -168,17 +168,21 @@ func realServerCase(t *testing.T, cs kubernetes.Interface, gate bool) {
 		go func() { done <- inf.Run(runCtx) }()
 		reps = append(reps, replica{src, inf})
 	}
-	for i, r := range reps {
+	for _, r := range reps {
 		if err := r.inf.WaitForSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		// A change after the sync reaches the owner: wait for one the
-		// member owns.
-		var last *corev1.ConfigMap
-		for j := 0; last == nil || asg.OwnerOfKey(string(last.UID)) != members[i]; j++ {
-			last = create(fmt.Sprintf("late-%s-%02d", members[i], j))
-		}
-		if err := r.inf.WaitForResourceVersion(ctx, last.ResourceVersion); err != nil {
+	}
+	// Changes after the sync reach their owners: write until every
+	// member owns one, then wait for the last each owns (a member sees
+	// only what it owns, so its resource version moves with those).
+	lastOwned := map[string]*corev1.ConfigMap{}
+	for j := 0; len(lastOwned) < len(members); j++ {
+		cm := create(fmt.Sprintf("late-%02d", j))
+		lastOwned[asg.OwnerOfKey(string(cm.UID))] = cm
+	}
+	for i, r := range reps {
+		if err := r.inf.WaitForResourceVersion(ctx, lastOwned[members[i]].ResourceVersion); err != nil {
 			t.Fatal(err)
 		}
 	}
