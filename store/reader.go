@@ -66,6 +66,24 @@ func (r Reader[T]) ByIndex(name, value string) ([]T, error) {
 	return r.c.appendIndexed(nil, name, value, nil)
 }
 
+// ByIndexAny is [Reader.ByIndex] for an untyped caller (client-go's
+// Indexer.ByIndex, which returns []any): the objects are converted while
+// they are copied out of the store, with no []T in between.
+func (r Reader[T]) ByIndexAny(name, value string) ([]any, error) {
+	snap, small, err := r.c.readIndexed(nil, name, value, nil)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		snap = small
+	}
+	out := make([]any, len(snap))
+	for i, o := range snap {
+		out[i] = o
+	}
+	return out, nil
+}
+
 // ByIndexSeq is [Reader.ByIndex] as an iterator, for a caller that only
 // ranges over the objects: a value holding many objects (64 or more) is
 // read from the snapshot the store publishes for it, with no lock and no

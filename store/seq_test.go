@@ -135,3 +135,41 @@ func TestListSeqYieldsWhatListReturns(t *testing.T) {
 		t.Errorf("yielded %d objects in 100 reads, want %d", n, want)
 	}
 }
+
+// ByIndexAny returns what ByIndex returns, as []any, for a small value, a
+// large one (before and after its snapshot is published), a missing value
+// and an unknown index.
+func TestByIndexAnyReturnsWhatByIndexReturns(t *testing.T) {
+	s := newPodStore(t)
+	for i := range 500 {
+		node := "big"
+		if i%50 == 0 {
+			node = "small"
+		}
+		if err := s.Upsert(pod("ns", "p"+strconv.Itoa(i), node, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.Reader()
+	for _, v := range []string{"small", "big", "big", "none"} {
+		want, err := r.ByIndex("node", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.ByIndexAny("node", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("node %s: ByIndexAny returned %d objects, ByIndex %d", v, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != any(want[i]) {
+				t.Fatalf("node %s: object %d differs", v, i)
+			}
+		}
+	}
+	if _, err := r.ByIndexAny("nope", "x"); !errors.Is(err, store.ErrUnknownIndex) {
+		t.Fatalf("unknown index: %v", err)
+	}
+}

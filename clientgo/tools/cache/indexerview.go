@@ -179,8 +179,7 @@ func (c *indexerView) ListIndexFuncValues(name string) []string {
 }
 
 func (c *indexerView) ByIndex(name, value string) ([]any, error) {
-	items, err := c.s.Reader().ByIndex(name, value)
-	return toAny(items), err
+	return c.s.Reader().ByIndexAny(name, value)
 }
 
 func (c *indexerView) GetIndexers() cache.Indexers {
