@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,6 +60,16 @@ type readSubject struct {
 	rvs rvStamper
 }
 
+// appLabelIndexFunc indexes pods by their "app" label, as a client-go
+// user writes an index function (BENCH_READ_LABEL_INDEX, issue 36's shape).
+func appLabelIndexFunc(obj any) ([]string, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("not a pod: %T", obj)
+	}
+	return []string{p.Labels["app"]}, nil
+}
+
 func (s *readSubject) hit(p *corev1.Pod) {
 	if p == s.last.Load() {
 		s.seen <- struct{}{}
@@ -108,7 +119,11 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 		if subject == "listwatch-dropin" {
 			newInformer = lwcache.NewSharedIndexInformer
 		}
-		inf := newInformer(s.feed, &corev1.Pod{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+		if os.Getenv("BENCH_READ_LABEL_INDEX") != "" {
+			indexers["app"] = appLabelIndexFunc
+		}
+		inf := newInformer(s.feed, &corev1.Pod{}, 0, indexers)
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			UpdateFunc: func(_, o any) { s.hit(o.(*corev1.Pod)) },
 		}); err != nil {
@@ -156,7 +171,8 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // BENCH_READERS lists reader counts instead of 1,10,40 (0 measures the
 // pipeline alone); BENCH_READ_PACE makes each reader sleep that long
 // after every read, so that both libraries read at about the same rate;
-// BENCH_SUBJECTS lists some of the subjects.
+// BENCH_SUBJECTS lists some of the subjects; BENCH_READ_LABEL_INDEX=1
+// gives the drop-in and client-go a client-go-style label index too.
 func BenchmarkInformerReadsDuringWrites(b *testing.B) {
 	_, events := hotCorpus()
 	want := hotPods / 5
