@@ -50,6 +50,20 @@ func (c *core[T]) resourceVersion() string {
 // The result is allocated before taking the lock, so that allocation (and
 // the GC assist it may trigger) does not hold writers off; without a
 // filter, runs of full slots are copied in bulk from the dense objs array.
+// listAny returns every object as an any, converted while copied.
+func (c *core[T]) listAny() []any {
+	out := make([]any, 0, c.length())
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	slots, objs := c.items.slots, c.items.objs
+	for i, e := range slots {
+		if e != nil {
+			out = append(out, objs[i])
+		}
+	}
+	return out
+}
+
 func (c *core[T]) appendAll(dst []T, keep func(T) bool) []T {
 	if dst == nil && keep == nil {
 		dst = make([]T, 0, c.length())

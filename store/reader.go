@@ -44,6 +44,10 @@ func (r Reader[T]) GetByKey(key string) (item T, exists bool) { return r.c.get(k
 // List returns every stored object, in no particular order.
 func (r Reader[T]) List() []T { return r.c.appendAll(nil, nil) }
 
+// ListAny is [Reader.List] for an untyped caller (client-go's
+// Store.List): the objects are converted while they are copied out.
+func (r Reader[T]) ListAny() []any { return r.c.listAny() }
+
 // ListBySelector returns the objects whose labels match sel; a nil selector
 // matches everything.
 func (r Reader[T]) ListBySelector(sel labels.Selector) []T {

@@ -138,7 +138,7 @@ func TestListSeqYieldsWhatListReturns(t *testing.T) {
 
 // ByIndexAny returns what ByIndex returns, as []any, for a small value, a
 // large one (before and after its snapshot is published), a missing value
-// and an unknown index.
+// and an unknown index; ListAny what List returns.
 func TestByIndexAnyReturnsWhatByIndexReturns(t *testing.T) {
 	s := newPodStore(t)
 	for i := range 500 {
@@ -171,5 +171,14 @@ func TestByIndexAnyReturnsWhatByIndexReturns(t *testing.T) {
 	}
 	if _, err := r.ByIndexAny("nope", "x"); !errors.Is(err, store.ErrUnknownIndex) {
 		t.Fatalf("unknown index: %v", err)
+	}
+	all, anyAll := r.List(), r.ListAny()
+	if len(all) != len(anyAll) || len(all) != 500 {
+		t.Fatalf("List %d objects, ListAny %d", len(all), len(anyAll))
+	}
+	for i := range all {
+		if anyAll[i] != any(all[i]) {
+			t.Fatalf("ListAny's object %d differs from List's", i)
+		}
 	}
 }

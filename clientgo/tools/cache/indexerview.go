@@ -78,7 +78,7 @@ func (c *indexerView) Delete(obj any) error {
 	return c.s.Delete(o)
 }
 
-func (c *indexerView) List() []any { return toAny(c.s.Reader().List()) }
+func (c *indexerView) List() []any { return c.s.Reader().ListAny() }
 
 func (c *indexerView) ListKeys() []string { return c.s.ListKeys() }
 
