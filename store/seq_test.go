@@ -7,15 +7,14 @@ import (
 	"strconv"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/listwatch/listwatch/store"
 )
 
-// ByIndexSeq yields what ByIndex returns, for a small value (copied), a
-// large one (its snapshot, before and after it is published), a missing
-// value and an unknown index.
-func TestByIndexSeqYieldsWhatByIndexReturns(t *testing.T) {
+// bigAndSmallStore holds 500 pods: 10 on node "small", the rest on "big".
+func bigAndSmallStore(t *testing.T) *store.Store[*corev1.Pod] {
 	s := newPodStore(t)
 	for i := range 500 {
 		node := "big"
@@ -26,7 +25,14 @@ func TestByIndexSeqYieldsWhatByIndexReturns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := s.Reader()
+	return s
+}
+
+// ByIndexSeq yields what ByIndex returns, for a small value (copied), a
+// large one (its snapshot, before and after it is published), a missing
+// value and an unknown index.
+func TestByIndexSeqYieldsWhatByIndexReturns(t *testing.T) {
+	r := bigAndSmallStore(t).Reader()
 	for _, v := range []string{"small", "big", "big", "none"} {
 		want, err := r.ByIndex("node", v)
 		if err != nil {
@@ -140,17 +146,7 @@ func TestListSeqYieldsWhatListReturns(t *testing.T) {
 // large one (before and after its snapshot is published), a missing value
 // and an unknown index; ListAny what List returns.
 func TestByIndexAnyReturnsWhatByIndexReturns(t *testing.T) {
-	s := newPodStore(t)
-	for i := range 500 {
-		node := "big"
-		if i%50 == 0 {
-			node = "small"
-		}
-		if err := s.Upsert(pod("ns", "p"+strconv.Itoa(i), node, nil)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := s.Reader()
+	r := bigAndSmallStore(t).Reader()
 	for _, v := range []string{"small", "big", "big", "none"} {
 		want, err := r.ByIndex("node", v)
 		if err != nil {
