@@ -199,9 +199,10 @@ type kindParts struct {
 	cut   func(d *partsDecoder, obj []byte, into any) ([]byte, bool)
 }
 
-// kind makes m the declaration of a kind whose objects are *P.
-func kind[P any, PP ptrUnmarshaler[P]](m *message[P, PP]) (reflect.Type, *kindParts) {
-	return reflect.TypeFor[*P](), &kindParts{
+// addKind adds m, the declaration of a kind whose objects are *P, to
+// partKinds.
+func addKind[P any, PP ptrUnmarshaler[P]](m *message[P, PP]) {
+	partKinds[reflect.TypeFor[*P]()] = &kindParts{
 		proto: func(d *partsDecoder, msg []byte, obj any) error { return m.proto(d, msg, obj.(*P)) },
 		cut:   func(d *partsDecoder, obj []byte, into any) ([]byte, bool) { return m.cut(d, obj, into.(*P)) },
 	}

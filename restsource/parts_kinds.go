@@ -19,13 +19,8 @@ import (
 var partKinds = map[reflect.Type]*kindParts{}
 
 func init() {
-	for _, k := range []func() (reflect.Type, *kindParts){
-		func() (reflect.Type, *kindParts) { return kind(podParts) },
-		func() (reflect.Type, *kindParts) { return kind(configMapParts) },
-	} {
-		t, p := k()
-		partKinds[t] = p
-	}
+	addKind(podParts)
+	addKind(configMapParts)
 }
 
 // objectMetaParts: every kind's metadata. Its JSON is cut by
