@@ -38,7 +38,9 @@
 //
 // Freshness: WaitForResourceVersion(ctx, rv) returns once the cache reflects
 // every change up to rv, e.g. the resource version a write returned, so a
-// controller can read its own writes.
+// controller can read its own writes. WaitForQueued(ctx) returns once
+// everything the reflector handed over before the call is in the cache,
+// a list at the cache's own resource version included.
 //
 // Resync (HandlerOptions.ResyncPeriod) replays the cache to a handler as
 // updates from each object to itself, from memory, as a late join does:

@@ -62,6 +62,23 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	}
 }
 
+// WaitForQueued blocks until the cache holds everything the reflector has
+// handed the informer before the call — its queue is empty and no batch is
+// being applied — or until ctx ends. A list the reflector has taken is
+// then in the cache even when it carries the resource version the cache
+// already had (a relist at the last synced one), which
+// WaitForResourceVersion cannot tell apart from the cache before it. An
+// informer whose queue never empties (events arrive faster than it applies
+// them) waits until ctx ends; after Run has ended it returns an error at
+// once.
+func (inf *Informer[T]) WaitForQueued(ctx context.Context) error {
+	err := inf.fifo.WaitLen(ctx, 0)
+	if err != nil && ctx.Err() != nil {
+		return &NotSyncedError{Informer: inf.name, Waiting: "its queue to be applied", Status: inf.Status(), Cause: ctx.Err()}
+	}
+	return err
+}
+
 // WaitForResourceVersion blocks until the cache reflects every change up to
 // resource version rv — for example the RV a write returned, so that a
 // controller reads its own write — or until ctx ends. rv must be numeric, as

@@ -102,6 +102,13 @@ type Source struct {
 	// when nothing awaits. Reaching it releases the slice.
 	awaited atomic.Uint64
 
+	// cycles admits one list cycle's start at a time (capacity 1; a
+	// token is held while it runs): a first page, or the opening of a
+	// streaming list. The reflector may start a cycle while the request
+	// of one it abandoned still runs, and each start reads and writes the
+	// cycle's state below (local, cycle, listed, pages, kept).
+	cycles chan struct{}
+
 	// mu guards the fields below.
 	mu sync.Mutex
 	// cache reads the informer's cache (Attach); nil when not attached:
@@ -258,7 +265,7 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 		return nil, fmt.Errorf("shard: SourceOptions.Name %q: %v", opts.Name, msgs)
 	}
 	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), name: opts.Name, log: klog.FromContext(ctx),
-		ready: make(chan struct{}), open: map[*filteredWatch]struct{}{}}, nil
+		ready: make(chan struct{}), cycles: make(chan struct{}, 1), open: map[*filteredWatch]struct{}{}}, nil
 }
 
 // Update switches the source to c.Member's part of c.Assignment (less
@@ -331,7 +338,8 @@ func Attach[T store.Object](s *Source, inf *informer.Informer[T]) {
 // cacheView is what a Source reads of its informer's cache.
 type cacheView interface {
 	// objects returns the cached objects once the cache reflects
-	// resource version rv, or ctx's error.
+	// resource version rv and holds every list the reflector took before
+	// the call, or ctx's error.
 	objects(ctx context.Context, rv string) ([]runtime.Object, error)
 }
 
@@ -340,6 +348,13 @@ type informerCache[T store.Object] struct{ inf *informer.Informer[T] }
 
 func (c informerCache[T]) objects(ctx context.Context, rv string) ([]runtime.Object, error) {
 	if err := c.inf.WaitForResourceVersion(ctx, rv); err != nil {
+		return nil, err
+	}
+	// A relist's resource version is the cache's own: the wait above
+	// passes before a list the reflector took at it is applied. The
+	// source counts that list's slices as listed once the watch after it
+	// opened, so the copy must hold them.
+	if err := c.inf.WaitForQueued(ctx); err != nil {
 		return nil, err
 	}
 	items := c.inf.Reader().List()
@@ -382,6 +397,17 @@ func (s *Source) wait(ctx context.Context) (*part, error) {
 	select {
 	case <-s.ready:
 		return s.cur.Load(), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// startingCycle waits until no other list cycle is starting (see
+// Source.cycles) and returns the function that lets the next one start.
+func (s *Source) startingCycle(ctx context.Context) (done func(), err error) {
+	select {
+	case s.cycles <- struct{}{}:
+		return func() { <-s.cycles }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -59,6 +59,13 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 	if strings.HasPrefix(opts.Continue, localPrefix) {
 		return s.localPage(opts)
 	}
+	if opts.Continue == "" {
+		done, err := s.startingCycle(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	s.mu.Lock()
 	if opts.Continue == "" {
 		s.pages = nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/informer/informertest"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )
@@ -216,4 +217,100 @@ func TestSourceRapidChanges(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSourceLocalRelistAfterAListNotYetApplied: a relist served from the
+// cache right after the reflector took the previous one, while that list
+// still waits in the informer's queue at the same resource version, copies
+// the cache with that list in it. (It used to copy the cache as it was
+// before, and dropped the pods the previous relist had added, as deleted,
+// although the member owned them: a replica of examples/sharded lost a
+// ConfigMap that way after a scale-in.) A third Change meanwhile, whose
+// relist the reflector starts while the second's request still runs,
+// changes nothing of that.
+func TestSourceLocalRelistAfterAListNotYetApplied(t *testing.T) {
+	for _, mode := range []reflector.WatchListMode{reflector.WatchListOff, reflector.WatchListForce} {
+		t.Run(fmt.Sprintf("watchlist %d", mode), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 7, ShardSelectors: fake.ShardSelectorsApplied})
+				pods := createPods(ctx, t, srv, 300)
+				owned := func(a *shard.Assignment, m string) []string {
+					var out []string
+					for _, p := range pods {
+						if a.OwnerOfKey(string(p.UID)) == m {
+							out = append(out, p.Name)
+						}
+					}
+					slices.Sort(out)
+					return out
+				}
+				src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := &informertest.HeldProcessing{}
+				inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src, Processing: g,
+					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 500}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				shard.Attach(src, inf)
+				h := &notes{}
+				if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				three := shard.MustAssign([]string{"a", "b", "c"}, shard.Options{Slices: 64})
+				src.Update(shard.Change{Member: "a", Assignment: three})
+				done := make(chan error, 1)
+				go func() { done <- inf.Run(ctx) }()
+				if err := inf.WaitForSync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				h.take()
+
+				g.Hold()
+				// b leaves: a lists b's slices; the reflector takes the list
+				// and watches on, but the list waits in the queue.
+				two := three.Without("b")
+				src.Update(shard.Change{Member: "a", Assignment: two, Previous: three})
+				synctest.Wait()
+				// c leaves too, then d joins: two more relists from the
+				// cache, the second started while the first waits.
+				one := two.Without("c")
+				src.Update(shard.Change{Member: "a", Assignment: one, Previous: two})
+				synctest.Wait()
+				two2, _ := one.With("d")
+				src.Update(shard.Change{Member: "a", Assignment: two2, Previous: one})
+				synctest.Wait()
+				g.Release()
+				synctest.Wait()
+
+				want := owned(two2, "a")
+				if got := cachedNames(inf); !slices.Equal(got, want) {
+					t.Fatalf("a caches %d pods, want its %d: missing %v", len(got), len(want), minusNames(want, got))
+				}
+				if _, deleted, _ := h.take(); len(deleted) > 0 {
+					t.Fatalf("told as deleted, none of which was: %v", deleted)
+				}
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// minusNames returns the names of a (sorted) not in b (sorted).
+func minusNames(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			out = append(out, x)
+		}
+	}
+	return out
 }

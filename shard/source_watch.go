@@ -25,6 +25,13 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 		return nil, err
 	}
 	streaming := ptr.Deref(opts.SendInitialEvents, false)
+	if streaming {
+		done, err := s.startingCycle(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	var prefix []watch.Event
 	s.mu.Lock()
 	p := s.listed
@@ -48,7 +55,10 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 			s.startCycleLocked(p)
 		}
 	} else {
-		if s.takenLocked(opts.ResourceVersion) {
+		// A watch the reflector abandoned (its context ended) before a
+		// later cycle started may open only now, from a resource version
+		// that cycle's list shares: it says nothing of what was taken.
+		if ctx.Err() == nil && s.takenLocked(opts.ResourceVersion) {
 			p = s.listed
 			defer s.announce()
 		}
@@ -257,17 +267,19 @@ func (w *filteredWatch) progress(ev watch.Event) {
 // pass delivers ev; false when the watch ended first (stopped, or
 // expired: then the 410 was sent).
 func (w *filteredWatch) pass(ev watch.Event) bool {
-	switch {
-	case ev.Type == watch.Error && w.onError != nil:
+	if ev.Type == watch.Error && w.onError != nil {
 		w.onError()
-	case ev.Type == watch.Bookmark && w.onSynced != nil:
-		if o, err := meta.Accessor(ev.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-			w.onSynced(o.GetResourceVersion())
-			w.synced = true
-		}
 	}
 	select {
 	case w.out <- ev:
+		// The initial-events-end bookmark is told once the reflector has
+		// it: a stream it abandons before then was never taken.
+		if ev.Type == watch.Bookmark && w.onSynced != nil {
+			if o, err := meta.Accessor(ev.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				w.onSynced(o.GetResourceVersion())
+				w.synced = true
+			}
+		}
 		return true
 	case <-w.stop:
 		return false

@@ -25,6 +25,10 @@
 // cache.DeletedFinalStateUnknown is recorded as the object it carries with
 // unknown=true, and an object without metadata is named by its type.
 //
+// [HeldProcessing] (Options.Processing) holds the informer's processing
+// between Hold and Release, so that a test can act while what the
+// reflector took is still queued, not yet in the cache.
+//
 // # Concurrency
 //
 // Recorders are safe for concurrent use: the informer calls them from the
