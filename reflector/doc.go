@@ -36,7 +36,12 @@
 // (resourceVersion "0"); an expired resource version or continue token falls
 // back to a quorum read (""). When the server supports it, a streaming list
 // (sendInitialEvents) replaces the paginated list and falls back to it on
-// errors, as client-go does; Config.WatchList forces either. Watches ask for
+// errors, as client-go does; Config.WatchList forces either. A PagedStore
+// takes a list a page at a time, also one that came in a single response
+// (a source that ignores the limit): the shell copies each page's items
+// into objects of their own only as it hands the page over (ListPage.Shared),
+// so the copies of a whole list never sit beside the cache at once.
+// Watches ask for
 // bookmarks and a random timeout in [5m, 10m). Errors are classified into a
 // Reason (Classify), counted through Metrics and shown in Status: 401/403 and
 // 404 are retried slowly with a visible reason, 429 honours Retry-After, and

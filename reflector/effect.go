@@ -40,9 +40,12 @@ type StopWatch struct{}
 type Sleep struct{ D time.Duration }
 
 // Replace asks the store to replace its content with a complete list.
+// Copy (ListPage.Shared): the items point into the list response's array,
+// and the store is handed a shallow copy of each, an object of its own.
 type Replace[T store.Object] struct {
 	Items           []T
 	ResourceVersion string
+	Copy            bool
 }
 
 // ReplacePage asks a PagedStore to take one page of a paginated list in
@@ -50,9 +53,16 @@ type Replace[T store.Object] struct {
 // instead of Replace (for lists of more than one page) when
 // [Config.PagedReplace] is set, as the reflector sets it when its store is
 // a [PagedStore].
+//
+// A list of more than PageSize items in one response (a server or a
+// ListerWatcher that does not paginate) is handed over the same way, in
+// pages of PageSize: with Copy (as Replace's), each page's items are
+// copied only as it is handed over, so the copies of the whole list never
+// sit beside the cache at once.
 type ReplacePage[T store.Object] struct {
 	Items []T
 	First bool
+	Copy  bool
 }
 
 // ReplaceEnd asks a PagedStore to complete the list of the ReplacePage

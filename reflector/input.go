@@ -16,6 +16,13 @@ type ListPage struct {
 	Items           []runtime.Object
 	ResourceVersion string
 	Continue        string
+	// Shared says that Items point into one array, the response's (a
+	// typed list's Items, a slice of structs): each item must become an
+	// object of its own before a store keeps it, or one kept object would
+	// pin the whole response. The machine passes it on (Replace.Copy,
+	// ReplacePage.Copy) and the shell copies the items as it hands them
+	// to the store, a page at a time when the store takes pages.
+	Shared bool
 }
 
 // ListFailed is the error answered to a List effect.

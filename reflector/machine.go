@@ -117,6 +117,8 @@ type listState[T store.Object] struct {
 	// pageRV is the first page's resource version: the list's snapshot.
 	pageRV string
 	items  []T
+	// shared: some page's items point into its response (ListPage.Shared).
+	shared bool
 	// tokens are the continue tokens received so far: a server that hands
 	// one out twice would page for ever.
 	tokens map[string]struct{}

@@ -55,37 +55,44 @@ func (m *Machine[T]) onListPage(p ListPage) {
 		m.listFail(ReasonDecode, err)
 		return
 	}
-	if m.pagedReplace && (l.pages > 1 || p.Continue != "") {
+	if m.pagedReplace && (l.pages > 1 || p.Continue != "" || int64(len(p.Items)) > m.cfg.PageSize && m.cfg.PageSize > 0) {
 		m.onPagedListPage(p)
 		return
 	}
 	l.items = m.typedAll(p.Items, l.items)
+	l.shared = l.shared || p.Shared
 	if p.Continue != "" {
 		m.cfg.Metrics.List()
 		m.emit(List{Options: metav1.ListOptions{Continue: p.Continue, Limit: l.limit}})
 		return
 	}
-	items, rv := l.items, l.pageRV
+	items, rv, shared := l.items, l.pageRV, l.shared
 	m.list = listState[T]{}
 	if m.confirming() {
 		m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
-		m.emit(Replace[T]{Items: items})
+		m.emit(Replace[T]{Items: items, Copy: shared})
 		m.confirmed()
 		return
 	}
-	m.replace(items, rv)
+	m.replace(items, rv, shared)
 	m.watchAfterList()
 }
 
-// onPagedListPage hands one page of a multi-page list to a PagedStore and
-// asks for the next, or ends the list: nothing of the list is kept here.
+// onPagedListPage hands one page of a multi-page list to a PagedStore, in
+// pages of PageSize when it is larger (a response that ignored the limit),
+// and asks for the next, or ends the list: nothing of the list is kept
+// here.
 func (m *Machine[T]) onPagedListPage(p ListPage) {
 	l := &m.list
 	if l.pages == 1 {
 		// A refused page restores these: nothing has changed yet.
 		m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
 	}
-	m.emit(ReplacePage[T]{Items: m.typedAll(p.Items, nil), First: l.pages == 1})
+	items, first := m.typedAll(p.Items, nil), l.pages == 1
+	for size := int(m.cfg.PageSize); size > 0 && len(items) > size; items, first = items[size:], false {
+		m.emit(ReplacePage[T]{Items: items[:size:size], First: first, Copy: p.Shared})
+	}
+	m.emit(ReplacePage[T]{Items: items, First: first, Copy: p.Shared})
 	if p.Continue != "" {
 		m.cfg.Metrics.List()
 		m.emit(List{Options: metav1.ListOptions{Continue: p.Continue, Limit: l.limit}})
@@ -185,9 +192,9 @@ func (m *Machine[T]) onListFailed(err error) {
 }
 
 // replace emits a Replace and records the list's resource version.
-func (m *Machine[T]) replace(items []T, rv string) {
+func (m *Machine[T]) replace(items []T, rv string, shared bool) {
 	m.undo.rv, m.undo.synced = m.lastSyncRV, m.synced
-	m.record(rv, Replace[T]{Items: items, ResourceVersion: rv})
+	m.record(rv, Replace[T]{Items: items, ResourceVersion: rv, Copy: shared})
 }
 
 // anchor notes whether a completed list carried a resource version. One

@@ -100,7 +100,7 @@ func (m *Machine[T]) finishStream(rv string) {
 	m.stream = nil
 	items := b.rest()
 	if b.pages == 0 {
-		m.replace(items, rv)
+		m.replace(items, rv, false)
 	} else {
 		if len(items) > 0 {
 			m.emit(ReplacePage[T]{Items: items})

@@ -95,3 +95,43 @@ func (s *memStore[T]) calls() []string {
 	defer s.mu.Unlock()
 	return slices.Clone(s.log)
 }
+
+// pagedMemStore is a memStore that also takes lists a page at a time
+// (PagedStore), logging "page <n>[ first]" and "end <rv>".
+type pagedMemStore[T store.Object] struct {
+	*memStore[T]
+	listed map[string]T // the list in progress
+}
+
+func newPagedMemStore[T store.Object]() *pagedMemStore[T] {
+	return &pagedMemStore[T]{memStore: newMemStore[T]()}
+}
+
+func (s *pagedMemStore[T]) ReplacePage(items []T, first bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if first || s.listed == nil {
+		s.listed = map[string]T{}
+	}
+	for _, it := range items {
+		k, err := store.NamespacedKey(it)
+		if err != nil {
+			return err
+		}
+		s.listed[k] = it
+	}
+	line := fmt.Sprintf("page %d", len(items))
+	if first {
+		line += " first"
+	}
+	s.log = append(s.log, line)
+	return nil
+}
+
+func (s *pagedMemStore[T]) ReplaceEnd(rv string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.objs, s.listed = s.listed, nil
+	s.log = append(s.log, "end "+rv)
+	return nil
+}

@@ -213,12 +213,18 @@ func (s *shell[T]) do(e Effect) error {
 	case Sleep:
 		s.logger.V(4).Info("Backing off", "delay", e.D)
 	case Replace[T]:
+		if e.Copy {
+			ownCopies(e.Items)
+		}
 		if err := s.r.store.Replace(e.Items, e.ResourceVersion); err != nil {
 			s.logger.Error(err, "Store refused the list", "resourceVersion", e.ResourceVersion)
 			return err
 		}
 		s.logger.V(2).Info("Caches populated", "items", len(e.Items), "resourceVersion", e.ResourceVersion)
 	case ReplacePage[T]:
+		if e.Copy {
+			ownCopies(e.Items)
+		}
 		if err := s.r.store.(PagedStore[T]).ReplacePage(e.Items, e.First); err != nil {
 			s.logger.Error(err, "Store refused a list page", "items", len(e.Items))
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,11 +35,50 @@ func toPage(obj runtime.Object, err error) Input {
 	if err != nil {
 		return ListFailed{Err: decodeError{fmt.Errorf("list %T: %w", obj, err)}}
 	}
-	items, err := meta.ExtractListWithAlloc(obj)
+	items, err := meta.ExtractList(obj) // copied as the store takes them: see ListPage.Shared
 	if err != nil {
 		return ListFailed{Err: decodeError{fmt.Errorf("items of %T: %w", obj, err)}}
 	}
-	return ListPage{Items: items, ResourceVersion: acc.GetResourceVersion(), Continue: acc.GetContinue()}
+	return ListPage{Items: items, ResourceVersion: acc.GetResourceVersion(), Continue: acc.GetContinue(), Shared: sharedItems(obj)}
+}
+
+// sharedItems reports whether meta.ExtractList hands out pointers into
+// list's own array: its Items are structs that are not objects themselves
+// (a typed list's, an UnstructuredList's), where meta.ExtractListWithAlloc
+// would copy each.
+func sharedItems(list runtime.Object) bool {
+	ptr, err := meta.GetItemsPtr(list)
+	if err != nil {
+		return false
+	}
+	t := reflect.TypeOf(ptr)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Slice {
+		return false
+	}
+	e := t.Elem().Elem()
+	return e.Kind() == reflect.Struct && e != rawExtensionType && !e.Implements(objectType)
+}
+
+var (
+	rawExtensionType = reflect.TypeFor[runtime.RawExtension]()
+	objectType       = reflect.TypeFor[runtime.Object]()
+)
+
+// ownCopies replaces each item, a pointer into a list response's array
+// (ListPage.Shared), by a shallow copy of its own, as
+// meta.ExtractListWithAlloc makes them: no kept object pins the array.
+func ownCopies[T any](items []T) {
+	for i, it := range items {
+		v := reflect.ValueOf(it)
+		if v.Kind() != reflect.Pointer || v.IsNil() {
+			continue
+		}
+		c := reflect.New(v.Type().Elem())
+		c.Elem().Set(v.Elem())
+		if t, ok := c.Interface().(T); ok {
+			items[i] = t
+		}
+	}
 }
 
 // open opens one watch with ctx, the watch's own context (cancelled when

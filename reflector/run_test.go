@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -447,5 +448,52 @@ func TestRunBurstsLeaveRoomForOtherInputs(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("Run did not return")
+	}
+}
+
+// TestRunHandsAnUnpagedListOverInPages: a list that comes in one response
+// although it is longer than the page size (a source that ignores the
+// limit) goes to a PagedStore in pages of PageSize, and to either store
+// as objects of their own, never as pointers into the response's array
+// (which one kept object would pin whole); the response is left as it
+// was.
+func TestRunHandsAnUnpagedListOverInPages(t *testing.T) {
+	for _, paged := range []bool{true, false} {
+		t.Run(fmt.Sprintf("paged store %v", paged), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				lw := newScriptedLW(t)
+				list := podList("10", "", "a", "b", "c", "d", "e")
+				before := list.DeepCopy()
+				lw.list(list, nil)
+				lw.watch(newFakeWatch(), nil)
+				var st Store[*corev1.Pod]
+				mem := newMemStore[*corev1.Pod]()
+				st = mem
+				want := []string{"replace 5@10"}
+				if paged {
+					ps := newPagedMemStore[*corev1.Pod]()
+					st, mem = ps, ps.memStore
+					want = []string{"page 2 first", "page 2", "page 1", "end 10"}
+				}
+				r := newTestReflector(t, lw, st, Config[*corev1.Pod]{PageSize: 2, WatchList: WatchListOff})
+				stop := runReflector(t, r)
+				defer stop()
+				if got := mem.calls(); !slices.Equal(got, want) {
+					t.Errorf("store calls %v, want %v", got, want)
+				}
+				checkStore(t, mem, "ns/a@10 ns/b@10 ns/c@10 ns/d@10 ns/e@10")
+				mem.mu.Lock()
+				defer mem.mu.Unlock()
+				for i := range list.Items {
+					got := mem.objs["ns/"+list.Items[i].Name]
+					if got == &list.Items[i] {
+						t.Errorf("%s: the store keeps a pointer into the response", list.Items[i].Name)
+					}
+				}
+				if !apiequality.Semantic.DeepEqual(list, before) {
+					t.Error("the response was changed")
+				}
+			})
+		})
 	}
 }
