@@ -24,7 +24,11 @@ import (
 // does not support streaming lists, so both informers list and watch.
 type feedLW struct {
 	noStream bool
-	ch       chan watch.Event
+	// unpaged makes List ignore opts.Limit: every list is one page, as a
+	// client-go ListWatch over a source that does not paginate returns
+	// it (a kube-apiserver's watch cache for resourceVersion=0 does too).
+	unpaged bool
+	ch      chan watch.Event
 
 	mu    sync.Mutex
 	items []corev1.Pod // guarded by mu; replaced by setItems
@@ -63,7 +67,7 @@ func (f *feedLW) List(opts metav1.ListOptions) (runtime.Object, error) {
 	from, _ := strconv.Atoi(opts.Continue)
 	to := len(items)
 	l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
-	if opts.Limit > 0 && from+int(opts.Limit) < to {
+	if opts.Limit > 0 && from+int(opts.Limit) < to && !f.unpaged {
 		to = from + int(opts.Limit)
 		l.Continue = strconv.Itoa(to)
 		l.RemainingItemCount = ptr(int64(len(items) - to))

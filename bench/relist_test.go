@@ -2,6 +2,8 @@ package bench
 
 import (
 	"net/http"
+	"os"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,7 +34,16 @@ var expired = watch.Event{Type: watch.Error, Object: &metav1.Status{Status: meta
 // queue entry per object shows it when the last page arrives or at the
 // first notification. listwatch-atomic is listwatch with
 // informer.Options.AtomicRelists: the sink gathers the pages and the
-// list is applied in one transaction.
+// list is applied in one transaction. BENCH_DROPIN=1 adds the client-go
+// drop-in (listwatch-dropin); BENCH_RELIST_UNPAGED=1 makes the source
+// answer every list in one page, whatever its limit (issue 36's relist
+// row: the unpaged list a client-go ListWatch returns in one piece).
+//
+// With a list in one response there is no list request for the probe to
+// hold, so the probe also holds each library's transform (setup.onQueue)
+// while it samples: what the informer takes in stops there, for client-go
+// in the middle of its Replace, for listwatch between the pages it hands
+// the list over in.
 func BenchmarkRelist(b *testing.B) {
 	c := syncCorpus()
 	lists := [2][]corev1.Pod{c[0], c[1]}
@@ -40,10 +51,18 @@ func BenchmarkRelist(b *testing.B) {
 		name, lib string
 		atomic    bool
 	}{{"listwatch", "listwatch", false}, {"listwatch-atomic", "listwatch", true}, {"client-go", "client-go", false}}
+	if os.Getenv("BENCH_DROPIN") != "" {
+		variants = slices.Insert(variants, 2, struct {
+			name, lib string
+			atomic    bool
+		}{"listwatch-dropin", "listwatch-dropin", false})
+	}
+	unpaged := os.Getenv("BENCH_RELIST_UNPAGED") != ""
 	for _, v := range variants {
 		lib := v.lib
 		b.Run(v.name, func(b *testing.B) {
 			feed := newFeed(lists[0], "1", true)
+			feed.unpaged = unpaged
 			lw := newProbedLW(feed)
 			cnt := newCounter(int64(steadyPods))
 			probe := newLiveProbe(steadyPods)
@@ -53,7 +72,11 @@ func BenchmarkRelist(b *testing.B) {
 					probe.hit()
 				}
 				cnt.hit(p)
-			}}}})
+			}}}, onQueue: func(*corev1.Pod) {
+				if probing.Load() {
+					probe.g.wait()
+				}
+			}})
 			defer run.stop()
 			cnt.wait(b, 5*time.Minute)
 			var cpu, allocs, bytes, gone, listed float64

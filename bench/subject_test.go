@@ -53,6 +53,10 @@ type setup struct {
 	stripManagedFields bool
 	// atomicRelists sets listwatch's informer.Options.AtomicRelists.
 	atomicRelists bool
+	// onQueue, if set, is called with every object as the informer takes
+	// it in, before it is queued (each library's transform, where both
+	// call it for a list's items and a watch's objects alike).
+	onQueue func(p *corev1.Pod)
 }
 
 // running is a started informer.
@@ -87,6 +91,12 @@ func start(b testing.TB, lib string, s setup) *running {
 		}
 		if s.stripManagedFields {
 			opts.Transform = informer.StripManagedFields[*corev1.Pod]
+		}
+		if s.onQueue != nil {
+			if s.stripManagedFields {
+				b.Fatal("onQueue and stripManagedFields together")
+			}
+			opts.Transform = func(p *corev1.Pod) (*corev1.Pod, error) { s.onQueue(p); return p, nil }
 		}
 		inf, err := informer.New(opts)
 		if err != nil {
@@ -125,6 +135,19 @@ func start(b testing.TB, lib string, s setup) *running {
 		})
 		if s.stripManagedFields {
 			if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if s.onQueue != nil {
+			if s.stripManagedFields {
+				b.Fatal("onQueue and stripManagedFields together")
+			}
+			if err := inf.SetTransform(func(o any) (any, error) {
+				if p, ok := o.(*corev1.Pod); ok {
+					s.onQueue(p)
+				}
+				return o, nil
+			}); err != nil {
 				b.Fatal(err)
 			}
 		}
