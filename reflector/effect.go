@@ -143,7 +143,11 @@ func (e Replace[T]) String() string {
 	for i, it := range e.Items {
 		names[i] = objname.Of(it)
 	}
-	return fmt.Sprintf("replace rv=%s items=(%s)", e.ResourceVersion, strings.Join(names, ","))
+	cp := ""
+	if e.Copy {
+		cp = " copy"
+	}
+	return fmt.Sprintf("replace rv=%s%s items=(%s)", e.ResourceVersion, cp, strings.Join(names, ","))
 }
 
 func (e ReplacePage[T]) String() string {
@@ -154,6 +158,9 @@ func (e ReplacePage[T]) String() string {
 	first := ""
 	if e.First {
 		first = " first"
+	}
+	if e.Copy {
+		first += " copy"
 	}
 	return fmt.Sprintf("replace-page%s items=(%s)", first, strings.Join(names, ","))
 }

@@ -153,6 +153,7 @@ func (s *scenario) listPage(t *testing.T, td *datadriven.TestData) Input {
 	var p ListPage
 	td.MaybeScanArgs(t, "rv", &p.ResourceVersion)
 	td.MaybeScanArgs(t, "continue", &p.Continue)
+	p.Shared = td.HasArg("shared")
 	if arg, ok := td.Arg("items"); ok {
 		for _, n := range arg.Vals {
 			if n == "nameless" {
