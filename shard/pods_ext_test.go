@@ -11,6 +11,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/shard"
 )
 
 // createPods creates n pods, p0000 and on, in namespace default on srv.
@@ -34,5 +35,17 @@ func cachedNames(inf *informer.Informer[*corev1.Pod]) []string {
 		out = append(out, p.Name)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// ownedBy returns the names of the pods member owns under a, in the pods'
+// order (createPods makes them in name order).
+func ownedBy(pods []*corev1.Pod, a *shard.Assignment, member string) []string {
+	var out []string
+	for _, p := range pods {
+		if a.OwnerOfKey(string(p.UID)) == member {
+			out = append(out, p.Name)
+		}
+	}
 	return out
 }

@@ -35,15 +35,6 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		owned := func(a *shard.Assignment, m string) []string {
-			var out []string
-			for _, p := range pods {
-				if a.OwnerOfKey(string(p.UID)) == m {
-					out = append(out, p.Name)
-				}
-			}
-			return out
-		}
 		two := shard.MustAssign([]string{"a", "b"}, shard.Options{Slices: 64})
 		src.Update(shard.Change{Member: "a", Assignment: two})
 
@@ -83,7 +74,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 			slices.Sort(moved)
 			return adds, moved
 		}
-		want := owned(two, "a")
+		want := ownedBy(pods, two, "a")
 		if adds, _ := expect(len(want)); !slices.Equal(adds, want) || !slices.Equal(cached(), want) {
 			t.Fatalf("first sync: added %v, cached %v, want %v", adds, cached(), want)
 		}
@@ -91,7 +82,7 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		// b leaves: a takes everything.
 		one := two.Without("b")
 		src.Update(shard.Change{Member: "a", Assignment: one, Previous: two})
-		gained := owned(two, "b")
+		gained := ownedBy(pods, two, "b")
 		if adds, _ := expect(len(gained)); !slices.Equal(adds, gained) {
 			t.Fatalf("after b left: added %v, want %v", adds, gained)
 		}
@@ -102,11 +93,11 @@ func TestSourceDrivesAnInformer(t *testing.T) {
 		// c joins: a hands c's pods over.
 		three, _ := one.With("c")
 		src.Update(shard.Change{Member: "a", Assignment: three, Previous: one})
-		lost := owned(three, "c")
+		lost := ownedBy(pods, three, "c")
 		if _, moved := expect(len(lost)); !slices.Equal(moved, lost) {
 			t.Fatalf("after c joined: moved away %v, want %v", moved, lost)
 		}
-		if got, want := cached(), owned(three, "a"); !slices.Equal(got, want) {
+		if got, want := cached(), ownedBy(pods, three, "a"); !slices.Equal(got, want) {
 			t.Fatalf("a caches %v, want %v", got, want)
 		}
 		cancel()

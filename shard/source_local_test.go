@@ -67,29 +67,9 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 				defer cancel()
 				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 5, ShardSelectors: fake.ShardSelectorsApplied})
 				pods := createPods(ctx, t, srv, 300)
-				owned := func(a *shard.Assignment, m string) []string {
-					var out []string
-					for _, p := range pods {
-						if a.OwnerOfKey(string(p.UID)) == m {
-							out = append(out, p.Name)
-						}
-					}
-					return out
-				}
-				src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
-				if err != nil {
-					t.Fatal(err)
-				}
-				inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src,
-					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 50}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				shard.Attach(src, inf)
 				h := &notes{}
-				if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
-					t.Fatal(err)
-				}
+				src, inf := attachedInformer(ctx, t, srv, informer.Options[*corev1.Pod]{
+					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 50}}, h)
 				cached := func() []string { return cachedNames(inf) }
 				lists := func() (out []fake.Call) {
 					for _, c := range srv.Calls() {
@@ -108,8 +88,8 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				synctest.Wait()
-				if added, _, _ := h.take(); !slices.Equal(added, owned(two, "a")) {
-					t.Fatalf("first sync added %d, want %d", len(added), len(owned(two, "a")))
+				if added, _, _ := h.take(); !slices.Equal(added, ownedBy(pods, two, "a")) {
+					t.Fatalf("first sync added %d, want %d", len(added), len(ownedBy(pods, two, "a")))
 				}
 				before := len(lists())
 
@@ -129,8 +109,8 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 						t.Fatalf("after b left, request %d: %v (shards %.60q), want a list of b's slices at exactly rv %s", i, c, c.Options.ShardSelector, rv)
 					}
 				}
-				if added, deleted, moved := h.take(); !slices.Equal(added, owned(two, "b")) || len(deleted)+len(moved) != 0 {
-					t.Fatalf("after b left: added %d (want %d), deleted %v, moved %v", len(added), len(owned(two, "b")), deleted, moved)
+				if added, deleted, moved := h.take(); !slices.Equal(added, ownedBy(pods, two, "b")) || len(deleted)+len(moved) != 0 {
+					t.Fatalf("after b left: added %d (want %d), deleted %v, moved %v", len(added), len(ownedBy(pods, two, "b")), deleted, moved)
 				}
 				if got := cached(); len(got) != len(pods) {
 					t.Fatalf("a caches %d, want all %d", len(got), len(pods))
@@ -144,10 +124,10 @@ func TestSourceRelistsFromTheCache(t *testing.T) {
 				if calls := lists()[before:]; len(calls) != 0 {
 					t.Fatalf("after c joined a listed: %v", calls)
 				}
-				if added, deleted, moved := h.take(); !slices.Equal(moved, owned(three, "c")) || len(added)+len(deleted) != 0 {
-					t.Fatalf("after c joined: moved %d (want %d), added %v, deleted %v", len(moved), len(owned(three, "c")), added, deleted)
+				if added, deleted, moved := h.take(); !slices.Equal(moved, ownedBy(pods, three, "c")) || len(added)+len(deleted) != 0 {
+					t.Fatalf("after c joined: moved %d (want %d), added %v, deleted %v", len(moved), len(ownedBy(pods, three, "c")), added, deleted)
 				}
-				if got, want := cached(), owned(three, "a"); !slices.Equal(got, want) {
+				if got, want := cached(), ownedBy(pods, three, "a"); !slices.Equal(got, want) {
 					t.Fatalf("a caches %d, want %d", len(got), len(want))
 				}
 				if st := src.Stats(); st.LocalRelists != 2 {
@@ -236,31 +216,10 @@ func TestSourceLocalRelistAfterAListNotYetApplied(t *testing.T) {
 				defer cancel()
 				srv := fake.NewTestServer(t, fake.Options{UIDSeed: 7, ShardSelectors: fake.ShardSelectorsApplied})
 				pods := createPods(ctx, t, srv, 300)
-				owned := func(a *shard.Assignment, m string) []string {
-					var out []string
-					for _, p := range pods {
-						if a.OwnerOfKey(string(p.UID)) == m {
-							out = append(out, p.Name)
-						}
-					}
-					slices.Sort(out)
-					return out
-				}
-				src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
-				if err != nil {
-					t.Fatal(err)
-				}
 				g := &informertest.HeldProcessing{}
-				inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src, Processing: g,
-					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 500}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				shard.Attach(src, inf)
 				h := &notes{}
-				if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
-					t.Fatal(err)
-				}
+				src, inf := attachedInformer(ctx, t, srv, informer.Options[*corev1.Pod]{Processing: g,
+					Reflector: reflector.Config[*corev1.Pod]{WatchList: mode, PageSize: 500}}, h)
 				three := shard.MustAssign([]string{"a", "b", "c"}, shard.Options{Slices: 64})
 				src.Update(shard.Change{Member: "a", Assignment: three})
 				done := make(chan error, 1)
@@ -288,7 +247,7 @@ func TestSourceLocalRelistAfterAListNotYetApplied(t *testing.T) {
 				g.Release()
 				synctest.Wait()
 
-				want := owned(two2, "a")
+				want := ownedBy(pods, two2, "a")
 				if got := cachedNames(inf); !slices.Equal(got, want) {
 					t.Fatalf("a caches %d pods, want its %d: missing %v", len(got), len(want), minusNames(want, got))
 				}
@@ -313,4 +272,25 @@ func minusNames(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// attachedInformer makes a Source over srv's pods and an informer over it
+// with opts (its Source set here), attached (shard.Attach), h its handler.
+func attachedInformer(ctx context.Context, t *testing.T, srv *fake.Server, opts informer.Options[*corev1.Pod],
+	h informer.Handler[*corev1.Pod]) (*shard.Source, *informer.Informer[*corev1.Pod]) {
+	t.Helper()
+	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: srv.ListerWatcher(fake.LWOptions{Resource: fake.Pods().GVR})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Source = src
+	inf, err := informer.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard.Attach(src, inf)
+	if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return src, inf
 }
