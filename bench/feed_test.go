@@ -26,7 +26,8 @@ type feedLW struct {
 	noStream bool
 	// unpaged makes List ignore opts.Limit: every list is one page, as a
 	// client-go ListWatch over a source that does not paginate returns
-	// it (a kube-apiserver's watch cache for resourceVersion=0 does too).
+	// it (a kube-apiserver serving resourceVersion=0 from its watch cache may
+	// ignore the limit too).
 	unpaged bool
 	ch      chan watch.Event
 
