@@ -244,3 +244,17 @@ func equal(t testing.TB, what string, got, want any) {
 }
 
 var _ = context.Background
+
+// podsServer is a server that answers a list of n test pods (resource
+// version 77) and the standard watch stream, encoded as ct.
+func podsServer(t testing.TB, ct string, n int) *server {
+	e := newEnc(ct)
+	srv := newServer(t)
+	l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77"}}
+	for i := range n {
+		l.Items = append(l.Items, *testPod(i))
+	}
+	srv.list[ct] = e.object(t, l)
+	srv.watch[ct] = watchStream(t, e)
+	return srv
+}

@@ -21,14 +21,7 @@ import (
 // options, in both encodings.
 func TestNewObjectsDecodesLikeNew(t *testing.T) {
 	for _, ct := range contentTypes {
-		e := newEnc(ct)
-		srv := newServer(t)
-		l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77"}}
-		for i := range 300 {
-			l.Items = append(l.Items, *testPod(i))
-		}
-		srv.list[ct] = e.object(t, l)
-		srv.watch[ct] = watchStream(t, e)
+		srv := podsServer(t, ct, 300)
 		opts := func() restsource.Options {
 			return restsource.Options{Client: srv.clientset(t, ct).CoreV1().RESTClient(), Resource: "pods", ContentType: ct,
 				StripManagedFields: true, Interner: restsource.NewInterner(0), ShareRepeated: true}

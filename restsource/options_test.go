@@ -35,14 +35,7 @@ func stripped(objs ...*corev1.Pod) []*corev1.Pod {
 // to nil, in both encodings, inline and with workers.
 func TestMemoryOptionsEndToEnd(t *testing.T) {
 	for _, ct := range contentTypes {
-		e := newEnc(ct)
-		srv := newServer(t)
-		l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77"}}
-		for i := range 40 {
-			l.Items = append(l.Items, *testPod(i))
-		}
-		srv.list[ct] = e.object(t, l)
-		srv.watch[ct] = watchStream(t, e)
+		srv := podsServer(t, ct, 40)
 		cs := srv.clientset(t, ct)
 		wantList, err := cs.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{})
 		if err != nil {
