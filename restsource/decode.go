@@ -146,7 +146,7 @@ func (d *objectDecoder[T]) message(payload, whole []byte) (T, error) {
 				in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
 			}
 			if d.shareParts {
-				in.metaShared = true
+				in.metaShared, in.shareParts = true, true
 				if in.partsDone, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in, d.kind); err != nil {
 					// Whatever went wrong decoding it in parts (nothing,
 					// for what servers send), the generated decoder has

@@ -204,3 +204,102 @@ func TestSharedPartsConfigMapsJSON(t *testing.T) {
 		t.Error("equal data maps are not shared")
 	}
 }
+
+// TestSharedPartsPodsOwnScalars: what a pod of a real cluster holds of its
+// own besides its identity. With ShareRepeated, pods whose service-account
+// token volume is their own (kube-api-access-<random>, in protobuf and in
+// JSON) still share each other volume's source, and the pointers to small
+// values every pod holds one of (priority, preemption policy, started,
+// recursiveReadOnly, ...); the conditions are held at their length, and
+// the pod IP given twice is one string. Every pod equals the plain
+// decoding.
+func TestSharedPartsPodsOwnScalars(t *testing.T) {
+	pods := corpusPods(6, 3)
+	for i, p := range pods {
+		token := fmt.Sprintf("kube-api-access-%05d", i)
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: token, VolumeSource: corev1.VolumeSource{
+			Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
+				Path: "token", ExpirationSeconds: ptr(int64(3607))}}}, DefaultMode: ptr(int32(420))}}})
+		p.Spec.Priority, p.Spec.EnableServiceLinks = ptr(int32(0)), ptr(true)
+		p.Spec.PreemptionPolicy = ptr(corev1.PreemptLowerPriority)
+		p.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
+		for _, ty := range []corev1.PodConditionType{corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.ContainersReady} {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: ty, Status: corev1.ConditionTrue,
+				LastTransitionTime: p.CreationTimestamp})
+		}
+		for j := range p.Spec.Containers {
+			p.Spec.Containers[j].VolumeMounts = append(p.Spec.Containers[j].VolumeMounts, corev1.VolumeMount{Name: token,
+				MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true})
+		}
+		for j := range p.Status.ContainerStatuses {
+			p.Status.ContainerStatuses[j].VolumeMounts = []corev1.VolumeMountStatus{{Name: token,
+				MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true,
+				RecursiveReadOnly: ptr(corev1.RecursiveReadOnlyDisabled)}}
+		}
+	}
+	// own lists the pointers of a pod that the test expects shared.
+	own := func(p *corev1.Pod) map[string]unsafe.Pointer {
+		cs := &p.Status.ContainerStatuses[0]
+		return map[string]unsafe.Pointer{
+			"spec.priority": unsafe.Pointer(p.Spec.Priority), "spec.enableServiceLinks": unsafe.Pointer(p.Spec.EnableServiceLinks),
+			"spec.preemptionPolicy":                                  unsafe.Pointer(p.Spec.PreemptionPolicy),
+			"spec.terminationGracePeriodSeconds":                     unsafe.Pointer(p.Spec.TerminationGracePeriodSeconds),
+			"spec.volumes[1] (every pod's)":                          unsafe.Pointer(p.Spec.Volumes[1].Projected),
+			"spec.volumes[2] (the pod's token)":                      unsafe.Pointer(p.Spec.Volumes[2].Projected),
+			"containerStatuses[0].started":                           unsafe.Pointer(cs.Started),
+			"containerStatuses[0].volumeMounts[0].recursiveReadOnly": unsafe.Pointer(cs.VolumeMounts[0].RecursiveReadOnly),
+		}
+	}
+	for _, enc := range []string{"protobuf", "json"} {
+		t.Run(enc, func(t *testing.T) {
+			ref, got, _ := sharedDecoders[*corev1.Pod](t, false)
+			decode := func(d *objectDecoder[*corev1.Pod], p *corev1.Pod) *corev1.Pod {
+				var b []byte
+				var err error
+				if enc == "json" {
+					b, err = json.Marshal(p)
+				} else {
+					b, err = p.Marshal()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var o *corev1.Pod
+				if enc == "json" {
+					o, err = d.jsonItem(b)
+				} else {
+					o, err = d.message(b, nil)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return o
+			}
+			var first map[string]unsafe.Pointer
+			for i, p := range pods {
+				o := decode(got, p)
+				if want := decode(ref, p); !reflect.DeepEqual(o, want) {
+					t.Fatalf("pod %d differs from the plain decoding:\n%s", i, cmp.Diff(want, o))
+				}
+				if c := o.Status.Conditions; cap(c) != len(c) {
+					t.Errorf("pod %d: %d conditions held in room for %d", i, len(c), cap(c))
+				}
+				if unsafe.StringData(o.Status.PodIPs[0].IP) != unsafe.StringData(o.Status.PodIP) {
+					t.Errorf("pod %d: its IP is held twice", i)
+				}
+				ptrs := own(o)
+				switch i {
+				case 0: // seen once: kept from the second sighting on
+				case 1:
+					first = ptrs
+				default:
+					for what, p := range ptrs {
+						if p != first[what] {
+							t.Errorf("pod %d: %s is its own, not pod 1's", i, what)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package restsource
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,6 +29,7 @@ type interning struct {
 	walkAny      bool // a type without a walker of its own is walked by reflection (intern_any.go)
 	partsDone    bool // the whole object was interned while decoding (unmarshalParts, or a JSON kind of partKinds)
 	hits, misses uint64
+	scalar       [8]byte // the encoding of a small value whose pointer is shared (intern_parts.go)
 }
 
 // bytes interns b, counting.
@@ -176,10 +179,19 @@ func (in *interning) podSpecScalars(s *corev1.PodSpec) {
 	in.intern(&s.PriorityClassName)
 	if s.PreemptionPolicy != nil {
 		*s.PreemptionPolicy = corev1.PreemptionPolicy(in.String(string(*s.PreemptionPolicy)))
+		s.PreemptionPolicy = stringPtr(in, sitePreemptPtr, s.PreemptionPolicy)
 	}
 	if s.RuntimeClassName != nil {
 		in.intern(s.RuntimeClassName)
+		s.RuntimeClassName = stringPtr(in, siteStringPtr, s.RuntimeClassName)
 	}
+	s.Priority = in.int32Ptr(s.Priority)
+	s.EnableServiceLinks = in.boolPtr(s.EnableServiceLinks)
+	s.TerminationGracePeriodSeconds = in.int64Ptr(s.TerminationGracePeriodSeconds)
+	s.AutomountServiceAccountToken = in.boolPtr(s.AutomountServiceAccountToken)
+	s.ShareProcessNamespace = in.boolPtr(s.ShareProcessNamespace)
+	s.HostUsers = in.boolPtr(s.HostUsers)
+	s.SetHostnameAsFQDN = in.boolPtr(s.SetHostnameAsFQDN)
 }
 
 func (in *interning) localRefs(refs []corev1.LocalObjectReference) {
@@ -491,6 +503,9 @@ func (in *interning) podStatus(s *corev1.PodStatus) {
 // podStatusScalars interns the pod status's own strings.
 func (in *interning) podStatusScalars(s *corev1.PodStatus) {
 	s.Phase = corev1.PodPhase(in.String(string(s.Phase)))
+	if cap(s.Conditions) > len(s.Conditions) { // grown by doubling as decoded: 5 conditions held 8
+		s.Conditions = slices.Clone(s.Conditions)
+	}
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
 		c.Type = corev1.PodConditionType(in.String(string(c.Type)))
@@ -504,6 +519,11 @@ func (in *interning) podStatusScalars(s *corev1.PodStatus) {
 	for i := range s.HostIPs {
 		in.intern(&s.HostIPs[i].IP)
 	}
+	for i := range s.PodIPs { // the pod's own IP, given twice
+		if s.PodIPs[i].IP == s.PodIP {
+			s.PodIPs[i].IP = s.PodIP
+		}
+	}
 	s.QOSClass = corev1.PodQOSClass(in.String(string(s.QOSClass)))
 }
 
@@ -514,10 +534,17 @@ func (in *interning) containerStatus(c *corev1.ContainerStatus, volumes []string
 	in.containerStatusScalars(c)
 	c.AllocatedResources = in.resourceList(c.AllocatedResources)
 	in.resources(c.Resources)
-	for i := range c.VolumeMounts {
-		m := &c.VolumeMounts[i]
+	in.mountStatuses(c.VolumeMounts, volumes)
+}
+
+// mountStatuses interns a container status's volume mounts; volumes are
+// the pod's volume names.
+func (in *interning) mountStatuses(ms []corev1.VolumeMountStatus, volumes []string) {
+	for i := range ms {
+		m := &ms[i]
 		in.volumeName(&m.Name, volumes)
 		in.intern(&m.MountPath)
+		m.RecursiveReadOnly = stringPtr(in, siteRecursivePtr, m.RecursiveReadOnly)
 	}
 }
 
@@ -527,6 +554,10 @@ func (in *interning) containerStatusScalars(c *corev1.ContainerStatus) {
 	in.intern(&c.ImageID)
 	in.containerState(&c.State)
 	in.containerState(&c.LastTerminationState)
+	if t := c.State.Terminated; t != nil && t.ContainerID == c.ContainerID { // the container's own ID, given twice
+		t.ContainerID = c.ContainerID
+	}
+	c.Started = in.boolPtr(c.Started)
 }
 
 func (in *interning) containerState(s *corev1.ContainerState) {

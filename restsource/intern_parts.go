@@ -1,6 +1,7 @@
 package restsource
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 	"unsafe"
@@ -278,4 +279,67 @@ func sharePartKeep[F any](t *partTable, site partSite, k partKey, decode func() 
 	}
 	t.put(site, h, k, f)
 	return f, nil
+}
+
+// Pointers to small values (a pod's priority or preemption policy, a
+// container status's started, a mount's recursiveReadOnly) that every
+// object holds one of its own of: with ShareRepeated, an object's pointer
+// is replaced by one that objects holding an equal value share, kept in
+// the table of parts like any part, keyed by the value's bytes at a site
+// per Go type. Each is 8 to 16 bytes and an allocation, a dozen per pod.
+var (
+	siteBoolPtr      = newSite()
+	siteInt32Ptr     = newSite()
+	siteInt64Ptr     = newSite()
+	siteStringPtr    = newSite() // *string
+	sitePreemptPtr   = newSite() // *corev1.PreemptionPolicy
+	siteRecursivePtr = newSite() // *corev1.RecursiveReadOnlyMode
+)
+
+// sharedPtr returns p, or with ShareRepeated a pointer to an equal value
+// shared by the objects whose value at site is encoded as enc.
+func sharedPtr[T any](in *interning, site partSite, enc []byte, p *T) *T {
+	if p == nil || !in.shareParts {
+		return p
+	}
+	v, _ := sharePart(&in.Interner.parts, site, enc, func([]byte) (*T, error) { return p, nil })
+	return v
+}
+
+var boolEncodings = [2][]byte{{0}, {1}}
+
+func (in *interning) boolPtr(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	b := 0
+	if *p {
+		b = 1
+	}
+	return sharedPtr(in, siteBoolPtr, boolEncodings[b], p)
+}
+
+func (in *interning) int32Ptr(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	b := binary.LittleEndian.AppendUint32(in.scalar[:0], uint32(*p))
+	return sharedPtr(in, siteInt32Ptr, b, p)
+}
+
+func (in *interning) int64Ptr(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	b := binary.LittleEndian.AppendUint64(in.scalar[:0], uint64(*p))
+	return sharedPtr(in, siteInt64Ptr, b, p)
+}
+
+// stringPtr shares p, a pointer to a string of a type of its own at site.
+func stringPtr[S ~string](in *interning, site partSite, p *S) *S {
+	if p == nil {
+		return nil
+	}
+	s := string(*p)
+	return sharedPtr(in, site, unsafe.Slice(unsafe.StringData(s), len(s)), p)
 }

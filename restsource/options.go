@@ -106,7 +106,9 @@ type Options struct {
 	// container's command, args, ports, env, resources, volume mounts,
 	// probes and security context; the pod's volumes' sources, affinity,
 	// tolerations, node selector, topology spread constraints; a
-	// container status's resources). Parts are matched by their encoding,
+	// container status's resources; the pointers to small values each
+	// pod holds one of, such as its priority or a container status's
+	// started). Parts are matched by their encoding,
 	// so decoding an equal part is skipped too (protobuf); a part is kept
 	// from its second sighting on. The objects stay equal to those
 	// decoded without it, but these parts are shared: treat them as

@@ -97,10 +97,7 @@ var containerStatusParts = newMessage((*interning).containerStatusScalars,
 		d.in.resourceNamesOf(**r)
 	}),
 	sharedMounts(12, "volumeMounts", func(c *corev1.ContainerStatus) *[]corev1.VolumeMountStatus { return &c.VolumeMounts }, func(d *partsDecoder, ms *[]corev1.VolumeMountStatus) {
-		for i := range *ms {
-			d.in.volumeName(&(*ms)[i].Name, d.volumes)
-			d.in.intern(&(*ms)[i].MountPath)
-		}
+		d.in.mountStatuses(*ms, d.volumes)
 	}),
 	shared(13, "user", func(c *corev1.ContainerStatus) **corev1.ContainerUser { return &c.User }, nil))
 

@@ -15,6 +15,7 @@ import (
 var (
 	siteContainerBut = newSite() // a container without its volume mounts
 	siteDataValue    = newSite() // a ConfigMap's long data value
+	siteVolumeSource = newSite() // a volume's source, in JSON (volumeParts has the protobuf's)
 )
 
 // volumesOf decodes a run of volumes: all of them shared if another pod's
@@ -47,18 +48,61 @@ func (d *partsDecoder) volumesOf(site partSite, run []byte) ([]corev1.Volume, er
 	return vols, nil
 }
 
-// volumesJSON decodes the JSON array of volumes v, shared whole.
+// volumesJSON decodes the JSON array of volumes v as volumesOf decodes
+// their protobuf: all of them shared if another pod's are encoded alike,
+// else each volume's source shared, its name the pod's.
 func (d *partsDecoder) volumesJSON(site partSite, v []byte) ([]corev1.Volume, error) {
-	vols, err := sharedJSON(d, site, v, func(d *partsDecoder, vs *[]corev1.Volume) {
-		*vs = slices.Clip(*vs)
-		for i := range *vs {
-			d.in.volume(&(*vs)[i])
+	d.own = d.own[:0]
+	vols, err := sharePartKeep(d.t, jsonSite(site), partKey{a: v}, func() ([]corev1.Volume, error) {
+		elems, err := eachElement(v, nil)
+		if err != nil {
+			return nil, err
 		}
-	})
-	if err == nil {
-		d.noteVolumes(vols)
+		vols := make([]corev1.Volume, len(elems))
+		for i, e := range elems {
+			if err := d.volumeJSON(e, &vols[i]); err != nil {
+				return nil, err
+			}
+		}
+		return vols, nil
+	}, func() bool { return len(d.own) == 0 })
+	if err != nil {
+		return nil, err
 	}
-	return vols, err
+	d.noteVolumes(vols)
+	return vols, nil
+}
+
+// volumeNameMember picks a volume's name out of its JSON object; the
+// members left are its source (inline in JSON).
+var volumeNameMember = map[string]int{"name": 1}
+
+// volumeJSON decodes the JSON object of one volume e into vol: its source
+// shared with every volume whose source is encoded alike, its name
+// interned (and noted in own if no object had it before).
+func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
+	nums, vals, kept, ok := cutMembers(e, volumeNameMember)
+	if !ok {
+		return errUnsplittable
+	}
+	if len(nums) == 1 {
+		b, err := jsonString(e[vals[0][0]:vals[0][1]])
+		if err != nil || !validUTF8(b) { // the typed decoder would replace invalid UTF-8
+			return errUnsplittable
+		}
+		name, hit, counted := d.in.lookupBytes(b)
+		d.in.count(hit, counted)
+		if !hit && name != "" {
+			d.own = append(d.own, b)
+		}
+		vol.Name = name
+	}
+	// d.scratch is free: the pod spec's own members were decoded from it
+	// before its parts (message.json).
+	d.scratch = appendKept(d.scratch[:0], e, kept)
+	src, err := sharedJSON(d, siteVolumeSource, d.scratch, interned((*interning).volumeSource))
+	vol.VolumeSource = src
+	return err
 }
 
 // noteVolumes keeps the pod's volume names, for its mounts.

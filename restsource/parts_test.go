@@ -27,7 +27,7 @@ func TestDeclarations(t *testing.T) {
 	jsonElsewhere := map[string]bool{ // Go type.field: why its JSON is not cut here
 		"v1.ObjectMeta.Labels": true, "v1.ObjectMeta.Annotations": true, "v1.ObjectMeta.OwnerReferences": true, // json_meta.go
 		"v1.Pod.ObjectMeta": true, "v1.ConfigMap.ObjectMeta": true, // json_meta.go
-		"v1.Volume.VolumeSource":  true, // inline: volumes are shared whole in JSON
+		"v1.Volume.VolumeSource":  true, // inline in JSON: volumeJSON (parts_lists.go) cuts the name out
 		"v1.ConfigMap.BinaryData": true, // base64 in JSON: nothing to intern
 	}
 	if len(declarations) < 8 {
