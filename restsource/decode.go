@@ -277,10 +277,12 @@ func (d *objectDecoder[T]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 	if meta != nil {
 		om := objectMetaOf(obj)
 		meta.apply(om)
-		if meta.parts { // the rest of the object is interned: its metadata's too
-			in.ownerRefs(om.OwnerReferences)
+		if meta.parts || meta.refsCut { // the metadata's own strings are interned here, and the rest of the object with its parts
+			if !meta.refsCut { // shared, interned as they were decoded
+				in.ownerRefs(om.OwnerReferences)
+			}
 			in.managedFields(om.ManagedFields)
-			in.partsDone = true
+			in.metaShared, in.partsDone = true, meta.parts
 		}
 	}
 	d.finish(obj, in)

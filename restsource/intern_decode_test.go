@@ -210,7 +210,8 @@ func TestSharedPartsConfigMapsJSON(t *testing.T) {
 // token volume is their own (kube-api-access-<random>, in protobuf and in
 // JSON) still share each other volume's source, and the pointers to small
 // values every pod holds one of (priority, preemption policy, started,
-// recursiveReadOnly, ...); the conditions are held at their length, and
+// recursiveReadOnly, ...) and, in JSON too, their owner references; the
+// conditions are held at their length, and
 // the pod IP given twice is one string. Every pod equals the plain
 // decoding.
 func TestSharedPartsPodsOwnScalars(t *testing.T) {
@@ -220,6 +221,7 @@ func TestSharedPartsPodsOwnScalars(t *testing.T) {
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: token, VolumeSource: corev1.VolumeSource{
 			Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
 				Path: "token", ExpirationSeconds: ptr(int64(3607))}}}, DefaultMode: ptr(int32(420))}}})
+		p.OwnerReferences = pods[0].OwnerReferences // one ReplicaSet's
 		p.Spec.Priority, p.Spec.EnableServiceLinks = ptr(int32(0)), ptr(true)
 		p.Spec.PreemptionPolicy = ptr(corev1.PreemptLowerPriority)
 		p.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
@@ -241,7 +243,8 @@ func TestSharedPartsPodsOwnScalars(t *testing.T) {
 	own := func(p *corev1.Pod) map[string]unsafe.Pointer {
 		cs := &p.Status.ContainerStatuses[0]
 		return map[string]unsafe.Pointer{
-			"spec.priority": unsafe.Pointer(p.Spec.Priority), "spec.enableServiceLinks": unsafe.Pointer(p.Spec.EnableServiceLinks),
+			"metadata.ownerReferences": unsafe.Pointer(unsafe.SliceData(p.OwnerReferences)),
+			"spec.priority":            unsafe.Pointer(p.Spec.Priority), "spec.enableServiceLinks": unsafe.Pointer(p.Spec.EnableServiceLinks),
 			"spec.preemptionPolicy":                                  unsafe.Pointer(p.Spec.PreemptionPolicy),
 			"spec.terminationGracePeriodSeconds":                     unsafe.Pointer(p.Spec.TerminationGracePeriodSeconds),
 			"spec.volumes[1] (every pod's)":                          unsafe.Pointer(p.Spec.Volumes[1].Projected),

@@ -3,16 +3,20 @@ package restsource
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // Interning JSON metadata while decoding: the metadata members that
 // objectMeta interns (namespace, generateName, labels, annotations,
 // finalizers) are read from the bytes straight into interned strings and
 // cut out of the object before the typed decoder runs, so their strings
-// are never allocated, as decodeObjectMeta does for protobuf. Whenever the
+// are never allocated, as decodeObjectMeta does for protobuf; with
+// Options.ShareRepeated the owner references are cut too, shared as the
+// protobuf's are. Whenever the
 // bytes are not plainly what the typed decoder would read the same way
 // (two metadata members, a member twice, a null inside a map or list, a
 // value of another type, invalid UTF-8), nothing is cut and the typed
@@ -23,7 +27,11 @@ type jsonMeta struct {
 	namespace, generateName string
 	labels, annotations     map[string]string
 	finalizers              []string
-	parts                   bool // the object's kind's parts were cut and decoded (Options.ShareRepeated, parts.go)
+	// ownerRefs were cut (refsCut) and shared with the objects whose
+	// owner references are encoded alike (Options.ShareRepeated).
+	ownerRefs []metav1.OwnerReference
+	refsCut   bool
+	parts     bool // the object's kind's parts were cut and decoded (Options.ShareRepeated, parts.go)
 }
 
 // apply sets the members on om, which the typed decoder filled without
@@ -31,6 +39,9 @@ type jsonMeta struct {
 func (m *jsonMeta) apply(om *metav1.ObjectMeta) {
 	om.Namespace, om.GenerateName = m.namespace, m.generateName
 	om.Labels, om.Annotations, om.Finalizers = m.labels, m.annotations, m.finalizers
+	if m.refsCut {
+		om.OwnerReferences = m.ownerRefs
+	}
 }
 
 // jsonMetaLayoutOK reports whether obj (a new T) encodes its ObjectMeta as
@@ -108,8 +119,25 @@ func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
 	return m, ok && err == nil
 }
 
-// Sites of the metadata's maps, shared with Options.ShareRepeated.
-var siteJSONLabels, siteJSONAnnotations = newSite(), newSite()
+// Sites of the metadata's maps and owner references, shared with
+// Options.ShareRepeated.
+var siteJSONLabels, siteJSONAnnotations, siteJSONOwnerRefs = newSite(), newSite(), newSite()
+
+// jsonSharedOwnerRefs decodes the JSON array of owner references v (not
+// null), shared by the objects whose owner references are encoded alike,
+// as the protobuf's are (objectMetaParts).
+func jsonSharedOwnerRefs(v []byte, in *interning) ([]metav1.OwnerReference, bool) {
+	refs, err := sharePart(&in.Interner.parts, jsonSite(siteJSONOwnerRefs), v, func(v []byte) ([]metav1.OwnerReference, error) {
+		var refs []metav1.OwnerReference
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(v, &refs); err != nil {
+			return nil, err
+		}
+		refs = slices.Clip(refs)
+		in.ownerRefs(refs)
+		return refs, nil
+	})
+	return refs, err == nil
+}
 
 // jsonSharedMap is jsonInternedMap, with Options.ShareRepeated shared by
 // the maps encoded alike (at site).
@@ -168,7 +196,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 	}
 	meta := obj[metaStart:metaEnd]
 	var kept [][2]int // spans in meta of the members left to the typed decoder
-	var seen [5]bool
+	var seen [6]bool
 	ok = true
 	err := eachMemberAt(meta, func(key []byte, keyStart, valStart, valEnd int) error {
 		v := meta[valStart:valEnd]
@@ -194,6 +222,14 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 		case "finalizers":
 			which = 4
 			m.finalizers, vok = jsonInternedList(v, in)
+		case "ownerReferences":
+			if !in.shareParts || string(v) == "null" {
+				kept = append(kept, [2]int{keyStart, valEnd})
+				return nil
+			}
+			which = 5
+			m.ownerRefs, vok = jsonSharedOwnerRefs(v, in)
+			m.refsCut = vok
 		default:
 			kept = append(kept, [2]int{keyStart, valEnd})
 			return nil
@@ -208,7 +244,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 	if err != nil || !ok {
 		return obj, m, false
 	}
-	if seen == [5]bool{} {
+	if seen == [6]bool{} {
 		return obj, m, true // nothing to cut
 	}
 	for i := range kept { // spans in obj
