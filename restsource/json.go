@@ -2,9 +2,11 @@ package restsource
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // The JSON helpers below find the spans of values without decoding them:
@@ -24,10 +26,22 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] (a
-// quote) and whether it contains escapes.
+// quote) and whether it contains escapes. It passes eight bytes at a time
+// while none of them is a quote, a backslash or a control character (a
+// string's bytes are most of what the scanners here read).
 func skipString(b []byte, i int) (int, bool, error) {
 	escaped := false
 	for i++; i < len(b); i++ {
+		for i+8 <= len(b) {
+			if m := stringSpecials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8 // the first of them
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, escaped, nil
@@ -39,6 +53,18 @@ func skipString(b []byte, i int) (int, bool, error) {
 		}
 	}
 	return 0, false, errJSONEnd
+}
+
+// stringSpecials marks the bytes of w (little-endian: b[i] is its lowest)
+// that are a quote, a backslash or below 0x20 with their top bit, exactly
+// up to the first of them (the bit tricks of "Bit Twiddling Hacks": a zero
+// byte of w^c is a byte equal to c, and (w-n)&^w marks the bytes below n;
+// a borrow may mark bytes after the first, never one before it). Zero: no
+// such byte.
+func stringSpecials(w uint64) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - ones) &^ x & tops }
+	return zero(w^(ones*'"')) | zero(w^(ones*'\\')) | (w-ones*0x20)&^w&tops
 }
 
 // skipValue returns the index after the JSON value starting at b[i].

@@ -2,6 +2,8 @@ package restsource
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -136,4 +138,98 @@ func TestJSONMetadataCutInterned(t *testing.T) {
 	if s := in.String(p.Namespace); unsafe.StringData(s) != unsafe.StringData(om.Namespace) {
 		t.Fatal("the namespace is not the Interner's")
 	}
+}
+
+// TestSkipString: skipString, which passes eight bytes at a time, agrees
+// with a plain byte-by-byte scan on random strings whose quotes,
+// backslashes, control characters and multi-byte runes fall at every
+// offset, ending or not.
+func TestSkipString(t *testing.T) {
+	plain := skipStringBytewise
+	alphabet := []byte("ab\"\\\x00\x1f \x7f\xc3\xa9~")
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 20000 {
+		b := make([]byte, 1+r.IntN(40))
+		b[0] = '"'
+		for i := 1; i < len(b); i++ {
+			if r.IntN(8) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = 'a' + byte(r.IntN(26))
+			}
+		}
+		wantEnd, wantEsc, wantOK := plain(b, 0)
+		end, esc, err := skipString(b, 0)
+		if (err == nil) != wantOK || end != wantEnd || esc != wantEsc {
+			t.Fatalf("case %d, %q: skipString = %d, %v, %v; byte by byte %d, %v, ok %v", n, b, end, esc, err, wantEnd, wantEsc, wantOK)
+		}
+	}
+}
+
+// skipStringBytewise is skipString as it was, a byte at a time: the
+// reference of TestSkipString and BenchmarkSkipString.
+func skipStringBytewise(b []byte, i int) (int, bool, bool) {
+	escaped := false
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			i++
+		case c < 0x20:
+			return 0, false, false
+		}
+	}
+	return 0, false, false
+}
+
+// BenchmarkSkipString: the strings of corpus pods' and ConfigMaps' JSON,
+// skipped a word or a byte at a time.
+func BenchmarkSkipString(b *testing.B) {
+	pods, cms := corpusPods(16, 5), make([]*corev1.ConfigMap, 16)
+	for i := range cms {
+		cms[i] = testConfigMap(i)
+	}
+	b.Run("pods", func(b *testing.B) { benchSkipString(b, pods) })
+	b.Run("configmaps", func(b *testing.B) { benchSkipString(b, cms) })
+}
+
+func benchSkipString[T any](b *testing.B, objs []T) {
+	var doc []byte
+	for _, o := range objs {
+		j, err := json.Marshal(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc = append(doc, j...)
+	}
+	var starts []int // of every string
+	for i := 0; i < len(doc); i++ {
+		if doc[i] == '"' {
+			end, _, _ := skipStringBytewise(doc, i)
+			starts = append(starts, i)
+			i = end - 1
+		}
+	}
+	b.Run("words", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			for _, i := range starts {
+				if _, _, err := skipString(doc, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("bytes", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			for _, i := range starts {
+				if _, _, ok := skipStringBytewise(doc, i); !ok {
+					b.Fatal("not a string")
+				}
+			}
+		}
+	})
 }
