@@ -123,20 +123,25 @@ func (c *indexerView) LastStoreSyncResourceVersion() string {
 // (cache.ListAllByNamespace), and refusing it sent every namespaced
 // List of a generated lister to a scan of the whole cache and a log line.
 func (c *indexerView) Index(name string, obj any) ([]any, error) {
-	if o, ok := obj.(store.Object); ok {
-		items, err := c.s.Reader().Index(name, o)
-		return toAny(items), err
-	}
 	fn := c.indexFunc(name)
+	o, isObject := obj.(store.Object)
 	if fn == nil {
+		if isObject { // an index of the store's own: it says whether there is one
+			items, err := c.s.Reader().Index(name, o)
+			return toAny(items), err
+		}
 		return nil, fmt.Errorf("Index with name %s does not exist", name)
 	}
 	values, err := fn(obj)
 	if err != nil {
 		return nil, err
 	}
-	if len(values) == 1 {
+	if len(values) == 1 { // copied once, into the []any
 		return c.ByIndex(name, values[0])
+	}
+	if isObject { // the union under one read lock
+		items, err := c.s.Reader().Index(name, o)
+		return toAny(items), err
 	}
 	seen := map[string]bool{}
 	var out []any
