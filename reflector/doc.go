@@ -57,9 +57,9 @@
 // open watch's result channel itself. Only requests run in goroutines of
 // their own: each list call, and each watch being opened, whose answers are
 // funnelled back to Run; answers to a superseded request are dropped (a
-// superseded watch is stopped). Every watch request has its own context,
-// cancelled when the machine stops or abandons it, so a hung request never
-// outlives its watch. Status, LastSyncResourceVersion and HasSynced are safe
+// superseded watch is stopped). Every request has its own context,
+// cancelled when the machine stops or abandons it (a list, when the next
+// list starts), so a hung request never outlives its watch or list. Status, LastSyncResourceVersion and HasSynced are safe
 // to call from any goroutine and return the state after the machine's last
 // step. Run returns after ctx is cancelled, once its watch is stopped and
 // all its goroutines have ended; a Reflector runs once.

@@ -35,6 +35,10 @@ type shell[T store.Object] struct {
 	// listGen and watchGen are the generations of the current list and
 	// watch request; answers to others are stale.
 	listGen, watchGen uint64
+	// cancelList cancels the context of the current list request; nil
+	// when none is running. A list the machine abandons (a relist asked
+	// for while listing) has its request cancelled when the next starts.
+	cancelList context.CancelFunc
 	// w is the open watch, nil when none; events is its result channel.
 	w      watch.Interface
 	events <-chan watch.Event
@@ -88,6 +92,7 @@ func (s *shell[T]) next() bool {
 		if res.gen != s.listGen {
 			return true
 		}
+		s.endList()
 		in = res.in
 	case res := <-s.opens:
 		if res.gen != s.watchGen || s.cancelWatch == nil {
@@ -198,9 +203,12 @@ func (s *shell[T]) do(e Effect) error {
 	}
 	switch e := e.(type) {
 	case List:
+		s.endList() // the one it replaces, abandoned
 		s.listGen++
+		ctx, cancel := context.WithCancel(s.ctx)
+		s.cancelList = cancel
 		s.wg.Add(1)
-		go s.list(s.listGen, e)
+		go s.list(ctx, s.listGen, e)
 	case Watch:
 		s.stopWatch()
 		s.watchGen++
@@ -245,6 +253,15 @@ func (s *shell[T]) do(e Effect) error {
 		s.report(e)
 	}
 	return nil
+}
+
+// endList cancels the context of the current list request, answered or
+// abandoned.
+func (s *shell[T]) endList() {
+	if s.cancelList != nil {
+		s.cancelList()
+		s.cancelList = nil
+	}
 }
 
 // stopWatch closes the open watch or abandons the one being opened.

@@ -12,10 +12,12 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// list performs one list request and delivers its page or error.
-func (s *shell[T]) list(gen uint64, e List) {
+// list performs one list request with ctx, its own context (cancelled
+// once it is answered, abandoned or the Run ends), and delivers its page or
+// error.
+func (s *shell[T]) list(ctx context.Context, gen uint64, e List) {
 	defer s.wg.Done()
-	obj, err := s.r.src.ListWithContext(s.ctx, e.Options)
+	obj, err := s.r.src.ListWithContext(ctx, e.Options)
 	select {
 	case s.lists <- result{gen: gen, in: toPage(obj, err)}:
 	case <-s.ctx.Done():

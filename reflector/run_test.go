@@ -274,7 +274,7 @@ func TestRunAbandonsHungWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
 		lw.list(podList("5", ""), nil)
-		abandoned := lw.hangingWatch()
+		abandoned := lw.hanging()
 		w := newFakeWatch()
 		lw.watch(w, nil)
 		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff, IdleTimeout: time.Minute})
@@ -291,6 +291,31 @@ func TestRunAbandonsHungWatch(t *testing.T) {
 		checkStore(t, st, "ns/a@6")
 		stop()
 		checkCalls(t, lw, []string{`list rv="0" limit=500`, `watch rv="5" bookmarks`, `watch rv="5" bookmarks`})
+	})
+}
+
+// TestRunCancelsAbandonedList: a list request the machine abandons (a
+// relist asked for while the first list hangs) has its context cancelled
+// when the next list starts; the next one's answer is what the store gets.
+func TestRunCancelsAbandonedList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
+		abandoned := lw.hanging()
+		lw.list(podList("5", "", "a"), nil)
+		w := newFakeWatch()
+		lw.watch(w, nil)
+		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{WatchList: WatchListOff})
+		stop := runReflector(t, r)
+		r.Relist()
+		synctest.Wait()
+		select {
+		case <-abandoned:
+		default:
+			t.Fatal("the abandoned list request was not cancelled")
+		}
+		checkStore(t, st, "ns/a@5")
+		stop()
+		checkCalls(t, lw, []string{`list rv="0" limit=500`, `list rv="0" limit=500`, `watch rv="5" bookmarks`})
 	})
 }
 

@@ -36,9 +36,9 @@ func (s *scriptedLW) watch(w watch.Interface, err error) {
 	s.script(func(context.Context, metav1.ListOptions) (runtime.Object, watch.Interface, error) { return nil, w, err })
 }
 
-// hangingWatch scripts a watch call that never answers until its context is
-// cancelled; abandoned is closed then.
-func (s *scriptedLW) hangingWatch() (abandoned <-chan struct{}) {
+// hanging scripts a call (a list or a watch) that never answers until its
+// context is cancelled; abandoned is closed then.
+func (s *scriptedLW) hanging() (abandoned <-chan struct{}) {
 	ch := make(chan struct{})
 	s.script(func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, watch.Interface, error) {
 		<-ctx.Done()

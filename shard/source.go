@@ -105,8 +105,9 @@ type Source struct {
 	// cycles admits one list cycle's start at a time (capacity 1; a
 	// token is held while it runs): a first page, or the opening of a
 	// streaming list. The reflector may start a cycle while the request
-	// of one it abandoned still runs, and each start reads and writes the
-	// cycle's state below (local, cycle, listed, pages, kept).
+	// of one it abandoned is still ending (it cancels its context), and
+	// each start reads and writes the cycle's state below (local, cycle,
+	// listed, pages, kept).
 	cycles chan struct{}
 
 	// mu guards the fields below.
