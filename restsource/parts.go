@@ -132,15 +132,16 @@ func (m *message[P, PP]) proto(d *partsDecoder, msg []byte, p *P) error {
 // their fields, the rest by the typed decoder (from a copy without them),
 // then rest.
 func (m *message[P, PP]) json(d *partsDecoder, v []byte, p *P) error {
-	nums, vals, kept, ok := cutMembers(v, m.names)
-	if !ok {
+	c := d.takeCuts()
+	defer d.putCuts(c)
+	if !cutMembers(v, m.names, c) {
 		return errUnsplittable
 	}
-	d.scratch = appendKept(d.scratch[:0], v, kept)
+	d.scratch = appendKept(d.scratch[:0], v, c.kept)
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(d.scratch, p); err != nil {
 		return err
 	}
-	if err := m.jsonParts(d, v, nums, vals, p); err != nil {
+	if err := m.jsonParts(d, v, c.nums, c.vals, p); err != nil {
 		return err
 	}
 	if m.rest != nil {
@@ -154,16 +155,17 @@ func (m *message[P, PP]) json(d *partsDecoder, v []byte, p *P) error {
 // to decode into p; rest is not called (the caller's walker interns the
 // object). ok false leaves obj as it was and p zero.
 func (m *message[P, PP]) cut(d *partsDecoder, obj []byte, p *P) (_ []byte, ok bool) {
-	nums, vals, kept, ok := cutMembers(obj, m.names)
-	if !ok || m.jsonParts(d, obj, nums, vals, p) != nil {
+	c := d.takeCuts()
+	defer d.putCuts(c)
+	if !cutMembers(obj, m.names, c) || m.jsonParts(d, obj, c.nums, c.vals, p) != nil {
 		var zero P
 		*p = zero
 		return obj, false
 	}
-	if len(nums) == 0 {
+	if len(c.nums) == 0 {
 		return obj, true
 	}
-	return keepMembers(obj, skipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), kept), true
+	return keepMembers(obj, skipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), c.kept), true
 }
 
 // jsonParts decodes the values (spans in obj) of the members numbered nums
@@ -363,7 +365,23 @@ type partsDecoder struct {
 	// scratch holds the JSON of an object without its parts, for the
 	// typed decoder.
 	scratch []byte
+	// cuts are the memberCuts free for a message's JSON to use; each
+	// level of nesting takes one and puts it back when done.
+	cuts []*memberCuts
 }
+
+// takeCuts returns memberCuts for one object's members, to be put back
+// with putCuts once its spans are no longer read.
+func (d *partsDecoder) takeCuts() *memberCuts {
+	if n := len(d.cuts); n > 0 {
+		c := d.cuts[n-1]
+		d.cuts = d.cuts[:n-1]
+		return c
+	}
+	return new(memberCuts)
+}
+
+func (d *partsDecoder) putCuts(c *memberCuts) { d.cuts = append(d.cuts, c) }
 
 // partsDecoders keeps partsDecoders for reuse: one passed to the
 // declarations' functions escapes, and would cost an allocation per object.

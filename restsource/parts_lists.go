@@ -81,10 +81,12 @@ var volumeNameMember = map[string]int{"name": 1}
 // shared with every volume whose source is encoded alike, its name
 // interned (and noted in own if no object had it before).
 func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
-	nums, vals, kept, ok := cutMembers(e, volumeNameMember)
-	if !ok {
+	c := d.takeCuts()
+	defer d.putCuts(c)
+	if !cutMembers(e, volumeNameMember, c) {
 		return errUnsplittable
 	}
+	nums, vals, kept := c.nums, c.vals, c.kept
 	if len(nums) == 1 {
 		b, err := jsonString(e[vals[0][0]:vals[0][1]])
 		if err != nil || !validUTF8(b) { // the typed decoder would replace invalid UTF-8

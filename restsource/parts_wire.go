@@ -135,29 +135,38 @@ func runSpan(msg []byte, num protowire.Number) (from, to int, ok bool) {
 	return from, to, true
 }
 
+// memberCuts is what [cutMembers] found in one object: the picked
+// members' numbers and their values' spans, and the spans of the members
+// to keep. A partsDecoder keeps one per level of nesting for reuse.
+type memberCuts struct {
+	nums       []int
+	vals, kept [][2]int
+}
+
 // cutMembers finds the members of the JSON object obj named in pick
-// (values other than null) and returns their numbers, their values'
+// (values other than null) and sets c to their numbers, their values'
 // spans and the spans of the members to keep. ok is false if a key is
 // escaped or a picked one given twice.
-func cutMembers(obj []byte, pick map[string]int) (nums []int, vals, kept [][2]int, ok bool) {
+func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 	var seen fieldSet
+	c.nums, c.vals, c.kept = c.nums[:0], c.vals[:0], c.kept[:0]
 	err := eachMemberAt(obj, func(key []byte, keyStart, valStart, valEnd int) error {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return errFound
 		}
 		num, picked := pick[string(key)]
 		if !picked || string(obj[valStart:valEnd]) == "null" {
-			kept = append(kept, [2]int{keyStart, valEnd})
+			c.kept = append(c.kept, [2]int{keyStart, valEnd})
 			return nil
 		}
 		if seen.has(protowire.Number(num)) {
 			return errFound
 		}
 		seen |= 1 << num
-		nums, vals = append(nums, num), append(vals, [2]int{valStart, valEnd})
+		c.nums, c.vals = append(c.nums, num), append(c.vals, [2]int{valStart, valEnd})
 		return nil
 	})
-	return nums, vals, kept, err == nil
+	return err == nil
 }
 
 // keepMembers writes the object obj[start:end] with only the kept members
