@@ -166,15 +166,19 @@ func (t *table[T]) remove(key string) *entry[T] {
 	}
 	e := t.slots[i]
 	t.removeAt(i)
-	t.maybeShrink()
 	return e
 }
 
-// maybeShrink halves the table once it is less than 1/8 full, so a store
-// that shrank after a relist gives memory back.
+// maybeShrink resizes the table to half full once it is less than 1/8
+// full, so a store that shrank in a relist gives memory back. Only a sweep
+// (a relist's end) shrinks: a removal never does, as a Go map never does,
+// because a store drained by deletions and filled again by additions (a
+// namespace's pods recreated, a churning workload) would otherwise grow
+// from nothing each time, moving every entry some five times over (the
+// table grows by a quarter) where it has kept its slots.
 func (t *table[T]) maybeShrink() {
 	if len(t.slots) > minTableSize && t.count*8 < len(t.slots) {
-		t.resize(max(minTableSize, len(t.slots)/2&^7))
+		t.resize(max(minTableSize, (2*t.count+7)&^7))
 	}
 }
 

@@ -94,3 +94,33 @@ func TestEntrySetAgainstMap(t *testing.T) {
 		}
 	}
 }
+
+// TestTableKeepsSlotsThroughRemovals: a table emptied by removals keeps its
+// size (filled again, it grows no more), and a sweep that leaves it less
+// than 1/8 full shrinks it to half full in one step.
+func TestTableKeepsSlotsThroughRemovals(t *testing.T) {
+	tab := newTable[int]()
+	for i := range 10000 {
+		tab.insert(&entry[int]{key: strconv.Itoa(i), obj: i})
+	}
+	full := len(tab.slots)
+	for i := range 10000 {
+		tab.remove(strconv.Itoa(i))
+	}
+	if len(tab.slots) != full || tab.count != 0 {
+		t.Fatalf("after removing every key: %d slots, %d entries; want %d slots, none", len(tab.slots), tab.count, full)
+	}
+	for i := range 10000 {
+		tab.insert(&entry[int]{key: strconv.Itoa(i), obj: i})
+	}
+	if len(tab.slots) != full {
+		t.Fatalf("filled again: %d slots, want %d", len(tab.slots), full)
+	}
+	tab.sweep(func(e *entry[int]) bool { return e.obj >= 100 })
+	if want := 200; len(tab.slots) != want || tab.count != 100 {
+		t.Fatalf("after a sweep down to 100 entries: %d slots, %d entries; want %d slots", len(tab.slots), tab.count, want)
+	}
+	if err := checkTable(&tab); err != nil {
+		t.Fatal(err)
+	}
+}
