@@ -167,7 +167,11 @@ func runRealJob(job realJob) (res realResult) {
 	cycles0 := gcCycles()
 	var total *totalSampler
 	if job.MemLimit > 0 {
-		total = sampleTotal(5 * time.Millisecond)
+		total = sampleTotal(5*time.Millisecond, job.MemLimit)
+	}
+	var over <-chan struct{} // nil (never ready) without a limit
+	if total != nil {
+		over = total.over
 	}
 	m := startMeter()
 	run, err := subject.start(ctx, env)
@@ -179,6 +183,8 @@ func runRealJob(job realJob) (res realResult) {
 	defer timeout.Stop()
 	select {
 	case <-all:
+	case <-over: // the probe has failed already: no need to watch it thrash
+		return fail(fmt.Errorf("%s: held more than the limit (%d MiB) after %d of %d adds", job.Subject, job.MemLimit>>20, added.Load(), job.N))
 	case <-timeout.C:
 		return fail(fmt.Errorf("%s: %d of %d adds after %v", job.Subject, added.Load(), job.N, job.Timeout))
 	}
@@ -236,11 +242,13 @@ func writeHeapProfile(path string) error {
 // GOMEMLIMIT bounds: every memory class but the released heap).
 type totalSampler struct {
 	stop, done chan struct{}
+	over       chan struct{} // closed at the first sample above limit
+	limit      int64
 	peak       int64
 }
 
-func sampleTotal(every time.Duration) *totalSampler {
-	s := &totalSampler{stop: make(chan struct{}), done: make(chan struct{})}
+func sampleTotal(every time.Duration, limit int64) *totalSampler {
+	s := &totalSampler{stop: make(chan struct{}), done: make(chan struct{}), over: make(chan struct{}), limit: limit}
 	ss := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	go func() {
 		defer close(s.done)
@@ -248,7 +256,11 @@ func sampleTotal(every time.Duration) *totalSampler {
 		defer t.Stop()
 		for {
 			metrics.Read(ss)
-			s.peak = max(s.peak, int64(ss[0].Value.Uint64()-ss[1].Value.Uint64()))
+			held := int64(ss[0].Value.Uint64() - ss[1].Value.Uint64())
+			if held > s.limit && s.peak <= s.limit {
+				close(s.over)
+			}
+			s.peak = max(s.peak, held)
 			select {
 			case <-t.C:
 			case <-s.stop:

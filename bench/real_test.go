@@ -121,7 +121,10 @@ func realServer(b *testing.B, kinds []string, n int) *rest.Config {
 		}
 		return cfg
 	}
-	srv, err := testapiserver.Start(b.Context(), b, testapiserver.Options{})
+	// BENCH_REAL_APISERVER_ARGS: more kube-apiserver flags, such as
+	// --watch-cache-sizes=pods#0 for a server grown past what its watch
+	// cache can hold in this machine's memory.
+	srv, err := testapiserver.Start(b.Context(), b, testapiserver.Options{ExtraAPIServerArgs: strings.Fields(os.Getenv("BENCH_REAL_APISERVER_ARGS"))})
 	if err != nil {
 		b.Fatal(err)
 	}
