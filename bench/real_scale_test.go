@@ -20,8 +20,11 @@ import (
 // default); it fits if the sync completes within BENCH_REAL_SCALE_TIMEOUT
 // (5m) and the memory the Go runtime holds (what the limit bounds: every
 // class but the released heap, sampled every 5 ms) never exceeds the
-// limit. The subjects (BENCH_REAL_SUBJECTS, client-go and listwatch by
-// default) are probed in turn, one step of each bisection at a time.
+// limit; a probe stops at the first sample above it. The subjects
+// (BENCH_REAL_SUBJECTS, client-go and listwatch by default) are probed in
+// turn, one step of each bisection at a time; BENCH_REAL_SCALE_RANGE
+// (subject=fits:fails, in pods) starts a subject's bisection from earlier
+// probes.
 //
 //	BENCH_REAL_CONNECT=conn.json BENCH_REAL_N=45000 go test -run '^$' -bench '^BenchmarkRealMemoryScale$' -benchtime 1x -timeout 3h ./bench/
 func BenchmarkRealMemoryScale(b *testing.B) {
@@ -46,8 +49,23 @@ func BenchmarkRealMemoryScale(b *testing.B) {
 		probes  []string
 	}
 	var searches []*search
+	// BENCH_REAL_SCALE_RANGE resumes searches from earlier probes:
+	// subject=fits:fails in pods (client-go=37500:45000,listwatch=...).
+	ranges := map[string][2]int{}
+	for _, r := range envList("BENCH_REAL_SCALE_RANGE", nil) {
+		var subject string
+		var fits, fails int
+		if _, err := fmt.Sscanf(strings.Replace(strings.Replace(r, "=", " ", 1), ":", " ", 1), "%s %d %d", &subject, &fits, &fails); err != nil {
+			b.Fatalf("BENCH_REAL_SCALE_RANGE %q: %v", r, err)
+		}
+		ranges[subject] = [2]int{fits / realBatchSize, fails / realBatchSize}
+	}
 	for _, s := range envList("BENCH_REAL_SUBJECTS", []string{"client-go", "listwatch"}) {
-		searches = append(searches, &search{subject: s, lo: 0, hi: n/realBatchSize + 1})
+		se := &search{subject: s, lo: 0, hi: n/realBatchSize + 1}
+		if r, ok := ranges[s]; ok {
+			se.lo, se.hi = r[0], r[1]
+		}
+		searches = append(searches, se)
 	}
 	probe := func(s *search, k int) bool {
 		job := realJob{Host: cfg.Host, Token: cfg.BearerToken, CAData: cfg.CAData, Subject: s.subject, Kind: "pods",
