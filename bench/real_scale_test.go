@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,9 +55,11 @@ func BenchmarkRealMemoryScale(b *testing.B) {
 	// subject=fits:fails in pods (client-go=37500:45000,listwatch=...).
 	ranges := map[string][2]int{}
 	for _, r := range envList("BENCH_REAL_SCALE_RANGE", nil) {
-		var subject string
-		var fits, fails int
-		if _, err := fmt.Sscanf(strings.Replace(strings.Replace(r, "=", " ", 1), ":", " ", 1), "%s %d %d", &subject, &fits, &fails); err != nil {
+		subject, bounds, _ := strings.Cut(r, "=")
+		fitsS, failsS, _ := strings.Cut(bounds, ":")
+		fits, err1 := strconv.Atoi(fitsS)
+		fails, err2 := strconv.Atoi(failsS)
+		if err := errors.Join(err1, err2); err != nil {
 			b.Fatalf("BENCH_REAL_SCALE_RANGE %q: %v", r, err)
 		}
 		ranges[subject] = [2]int{fits / realBatchSize, fails / realBatchSize}

@@ -86,9 +86,8 @@ func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
 	if !cutMembers(e, volumeNameMember, c) {
 		return errUnsplittable
 	}
-	nums, vals, kept := c.nums, c.vals, c.kept
-	if len(nums) == 1 {
-		b, err := jsonString(e[vals[0][0]:vals[0][1]])
+	if len(c.nums) == 1 {
+		b, err := jsonString(e[c.vals[0][0]:c.vals[0][1]])
 		if err != nil || !validUTF8(b) { // the typed decoder would replace invalid UTF-8
 			return errUnsplittable
 		}
@@ -101,7 +100,7 @@ func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
 	}
 	// d.scratch is free: the pod spec's own members were decoded from it
 	// before its parts (message.json).
-	d.scratch = appendKept(d.scratch[:0], e, kept)
+	d.scratch = appendKept(d.scratch[:0], e, c.kept)
 	src, err := sharedJSON(d, siteVolumeSource, d.scratch, interned((*interning).volumeSource))
 	vol.VolumeSource = src
 	return err
