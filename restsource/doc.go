@@ -17,8 +17,10 @@
 //     decodes the object;
 //   - JSON: frames are delimited by a bracket-counting scan, the envelope
 //     {"type", "object"} is split without decoding, and the object is
-//     decoded once with sigs.k8s.io/json (the same decoder and semantics as
-//     apimachinery's), its kind checked from the TypeMeta that fills in.
+//     decoded once, by a decoder compiled for its Go type that writes
+//     plain JSON straight into it and hands anything else to
+//     sigs.k8s.io/json (apimachinery's decoder, whose semantics it keeps:
+//     json_typed.go), its kind checked from the TypeMeta that fills in.
 //
 // Decoded objects are what client-go's clientset returns: same fields,
 // empty TypeMeta. ERROR events carry a *metav1.Status, so reflectors see

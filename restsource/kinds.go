@@ -191,7 +191,7 @@ func (in *interning) unstructuredValue(v any) any {
 }
 
 // unmarshalJSON decodes one JSON object into obj as the typed decoder
-// does; an unstructured object is decoded into its map directly (its own
+// does (json_typed.go); an unstructured object is decoded into its map directly (its own
 // UnmarshalJSON refuses objects without a kind, such as the items of a
 // built-in type's list).
 func unmarshalJSON(raw []byte, obj runtime.Object) error {
@@ -199,5 +199,5 @@ func unmarshalJSON(raw []byte, obj runtime.Object) error {
 		u.Object = nil
 		return kjson.UnmarshalCaseSensitivePreserveInts(raw, &u.Object)
 	}
-	return kjson.UnmarshalCaseSensitivePreserveInts(raw, obj)
+	return unmarshalTyped(raw, obj)
 }

@@ -138,7 +138,7 @@ func (m *message[P, PP]) json(d *partsDecoder, v []byte, p *P) error {
 		return errUnsplittable
 	}
 	d.scratch = appendKept(d.scratch[:0], v, c.kept)
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(d.scratch, p); err != nil {
+	if err := unmarshalTyped(d.scratch, p); err != nil {
 		return err
 	}
 	if err := m.jsonParts(d, v, c.nums, c.vals, p); err != nil {
