@@ -115,6 +115,13 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 }
 
+// noMemberNamed reports whether rest, the bytes after a member's value,
+// cannot hold another member named key: nothing in it is escaped and key
+// is nowhere written in quotes.
+func noMemberNamed(rest []byte, key string) bool {
+	return bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+key+`"`))
+}
+
 // eachMember calls fn with the key and the value's span of every member of
 // the JSON object that is all of b (surrounding spaces allowed). Keys are
 // matched case-sensitively by the callers, as Kubernetes' decoders do.

@@ -1,7 +1,6 @@
 package restsource
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"unicode/utf8"
@@ -187,7 +186,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 		// As in managedFieldsSpan: a second metadata member would have
 		// its key spelled out or escaped; if neither can be in the rest,
 		// the rest need not be scanned.
-		if rest := obj[valEnd:]; bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+jsonMetadataKey+`"`)) {
+		if rest := obj[valEnd:]; noMemberNamed(rest, jsonMetadataKey) {
 			return errFound
 		}
 		return nil

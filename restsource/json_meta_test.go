@@ -166,6 +166,18 @@ func TestSkipString(t *testing.T) {
 	}
 }
 
+func TestNoMemberNamed(t *testing.T) {
+	for rest, want := range map[string]bool{
+		``: true, `,"spec":{}}`: true, `,"spec":{"f":"metadata.name"}}`: true, `,"f:metadata":{}}`: true,
+		`,"metadata":{}}`: false, `,"metadata" :{}}`: false, `,"x":"a\\b"}`: false, `,"\u006detadata":{}}`: false,
+		`metadata"`: true, `"metadata`: true, `,"metadatas":1,"metadata":{}}`: false,
+	} {
+		if got := noMemberNamed([]byte(rest), jsonMetadataKey); got != want {
+			t.Errorf("noMemberNamed(%s) = %v, want %v", rest, got, want)
+		}
+	}
+}
+
 // skipStringBytewise is skipString as it was, a byte at a time: the
 // reference of TestSkipString and BenchmarkSkipString.
 func skipStringBytewise(b []byte, i int) (int, bool, bool) {

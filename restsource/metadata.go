@@ -1,7 +1,6 @@
 package restsource
 
 import (
-	"bytes"
 	"errors"
 	"io"
 
@@ -266,7 +265,7 @@ func managedFieldsSpan(obj []byte) (from, to int) {
 		// JSON allows a key more than once (the typed decoder merges the
 		// values): a later metadata member has its key spelled out or
 		// escaped. If neither can be in the rest, stop here.
-		if rest := obj[valEnd:]; bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+jsonMetadataKey+`"`)) {
+		if rest := obj[valEnd:]; noMemberNamed(rest, jsonMetadataKey) {
 			return errFound
 		}
 		return nil
