@@ -2,6 +2,7 @@ package restsource
 
 import (
 	"encoding"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -30,10 +31,10 @@ import (
 // writes only at paths the JSON holds, what kjson writes there, and links
 // a new pointer, slice or map only once it is decoded whole; kjson
 // rewrites each of those paths. The kinds of values the codec does not
-// decode itself (floats, interfaces, base64 bytes, text unmarshalers, maps
-// keyed by anything but strings, structs with a ",string" field or an
-// embedded pointer) are each handed to kjson as a value of their own,
-// which decodes them as it would in place.
+// decode itself (floats, interfaces, text unmarshalers, maps keyed by
+// anything but strings, structs with a ",string" field or an embedded
+// pointer, bytes written as an array of numbers) are each handed to kjson
+// as a value of their own, which decodes them as it would in place.
 
 // errNotPlain stops a jsonCodec; kjson decodes the value instead.
 var errNotPlain = errors.New("restsource: JSON value not plain")
@@ -48,6 +49,7 @@ const (
 	jkUint                        // an unsigned integer kind of bits bits
 	jkPointer                     // a pointer to elem
 	jkSlice                       // a slice of elem
+	jkBytes                       // a slice of a byte kind: base64 in a string
 	jkStringMap                   // a map[string]string, possibly named
 	jkMap                         // a map with string keys of elem
 	jkStruct                      // fields
@@ -154,8 +156,12 @@ func compileJSON(t reflect.Type, building map[reflect.Type]*jsonCodec) *jsonCode
 	case reflect.Pointer:
 		c.kind, c.elem = jkPointer, compileJSON(t.Elem(), building)
 	case reflect.Slice:
-		if t.Elem().Kind() != reflect.Uint8 { // base64, or bytes decoded one by one
+		e := reflect.PointerTo(t.Elem())
+		switch {
+		case t.Elem().Kind() != reflect.Uint8:
 			c.kind, c.elem = jkSlice, compileJSON(t.Elem(), building)
+		case !e.Implements(jsonUnmarshalerType) && !e.Implements(textUnmarshalerType):
+			c.kind = jkBytes
 		}
 	case reflect.Map:
 		k := t.Key()
@@ -342,6 +348,10 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer) (int, error) {
 		return end, nil
 	case jkSlice:
 		return c.slice(b, i, p)
+	case jkBytes:
+		if b[i] == '"' {
+			return decodeBase64(b, i, (*[]byte)(p))
+		}
 	case jkStringMap:
 		return c.stringMap(b, i, p)
 	case jkMap:
@@ -363,10 +373,27 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer) (int, error) {
 		}
 		return end, nil
 	}
-	end, err := skipValue(b, i)
+	end, err := skipValue(b, i) // kjson's, as a value of its own
 	if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], reflect.NewAt(c.typ, p).Interface()) != nil {
 		return 0, errNotPlain
 	}
+	return end, nil
+}
+
+// decodeBase64 decodes a string of standard base64 into a new slice, as
+// encoding/json decodes a string into a []byte.
+func decodeBase64(b []byte, i int, p *[]byte) (int, error) {
+	end, escaped, err := skipString(b, i)
+	if err != nil || escaped {
+		return 0, errNotPlain
+	}
+	src := b[i+1 : end-1]
+	dst := make([]byte, base64.StdEncoding.DecodedLen(len(src)))
+	n, err := base64.StdEncoding.Decode(dst, src)
+	if err != nil {
+		return 0, errNotPlain
+	}
+	*p = dst[:n]
 	return end, nil
 }
 
@@ -379,7 +406,7 @@ func (c *jsonCodec) null(b []byte, i int, p unsafe.Pointer) (int, error) {
 	switch c.kind {
 	case jkPointer, jkStringMap, jkMap:
 		*(*unsafe.Pointer)(p) = nil
-	case jkSlice:
+	case jkSlice, jkBytes:
 		*(*sliceHeader)(p) = sliceHeader{}
 	case jkTime:
 		*(*metav1.Time)(p) = metav1.Time{} // its UnmarshalJSON's null

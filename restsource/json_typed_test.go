@@ -52,6 +52,15 @@ func plain[T any](data []byte) (T, error) {
 }
 
 func TestTypedJSONDecodesClusterObjectsItself(t *testing.T) {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tls", Namespace: "ns"}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": []byte("-----BEGIN CERTIFICATE-----\n..."), "tls.key": {0, 1, 2, 255}, "empty": {}}}
+	data, err := json.Marshal(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := plain[corev1.Secret](data); err != nil || !reflect.DeepEqual(&got, secret) {
+		t.Fatalf("secret: the codec refused it (%v) or decoded %v", err, got)
+	}
 	for i, pod := range corpusPods(50, 1) {
 		data, err := json.Marshal(pod)
 		if err != nil {
@@ -171,6 +180,8 @@ type cornerEmbedded2 struct {
 
 type cornerNamed string
 
+type cornerByte uint8
+
 // corner holds a field of every kind the codec treats apart.
 type corner struct {
 	metav1.TypeMeta `json:",inline"`
@@ -184,6 +195,7 @@ type corner struct {
 	U64      uint64                  `json:"u64"`
 	F        float64                 `json:"f"`
 	Bytes    []byte                  `json:"bytes"`
+	MyBytes  []cornerByte            `json:"mybytes"`
 	Any      any                     `json:"any"`
 	P        *cornerInner            `json:"p"`
 	L        []cornerInner           `json:"l"`
@@ -207,7 +219,7 @@ type corner struct {
 
 func TestTypedJSONCorners(t *testing.T) {
 	good := `{"kind":"K","apiVersion":"v1","e":"emb","shadow":3,"Tie":"x","Won2":"w","s":"str","b":true,"i8":-128,"u16":65535,
-		"i64":-9223372036854775808,"u64":9999999999999999999,"f":1.5e3,"bytes":"aGk=","any":{"n":1,"f":1.5},
+		"i64":-9223372036854775808,"u64":9999999999999999999,"f":1.5e3,"bytes":"aGk=","mybytes":"AAE=","any":{"n":1,"f":1.5},
 		"p":{"a":"x","n":7},"l":[{"a":"1"},{"n":2}],"lp":[null,{"a":"z"}],"m":{"k":"v","n":null},"mi":{"x":{"a":"y"}},
 		"mn":{"k":[1,2]},"t":"2026-01-02T03:04:05Z","tp":"2026-01-02T03:04:05+02:00","mt":"2026-01-02T03:04:05.123456Z",
 		"q":"100m","is":"http","named":"nm","raw":{"x":[1,{"y":null}]},"arr":[1,2],"Untagged":"u",
@@ -229,7 +241,8 @@ func TestTypedJSONCorners(t *testing.T) {
 		`{"t":"yesterday"}`, `{"t":1}`, `{"t":"2026-01-02T03:04:05\u005a"}`, `{"tp":"2026-13-02T03:04:05Z"}`,
 		`{"q":"1x"}`, `{"q":1}`, `{"is":1}`, `{"is":1.5}`, `{"is":[]}`, `{"raw":nul}`, `{"raw":[1,}`,
 		`{"unknown":[1,}`, `{"unknown":{"a" 1}}`, `{"unknown":01}`, `{"unknown":"\q"}`, `{"unknown":tru}`,
-		`{"arr":[1,2,3]}`, `{"f":"x"}`, `{"bytes":"!!"}`, `{"bytes":[1,2]}`, `{"any":[1,2.5,"x"]}`,
+		`{"arr":[1,2,3]}`, `{"f":"x"}`, `{"bytes":"!!"}`, `{"bytes":[1,2]}`, `{"bytes":""}`, `{"bytes":"aGk"}`, `{"bytes":"aG k="}`,
+		`{"bytes":"aGk\u003d"}`, `{"bytes":"aGk=","bytes":"aA=="}`, `{"mybytes":"aGk="}`, `{"mybytes":[1,256]}`, `{"any":[1,2.5,"x"]}`,
 		`{"Untagged":"x"}`, `{"untagged":"x"}`, `{"S":"case"}`, `{"mn":{"k":[1,"x"]}}`, `{"mn":null}`,
 		`{"kind":"Pod","kind":"Node"}`, `{"Tie":"t"}`, `{"Won2":"t"}`, `{"e":1}`,
 	}
@@ -291,21 +304,39 @@ func FuzzTypedJSON(f *testing.F) {
 	})
 }
 
+// BenchmarkTypedJSON: whole objects decoded by kjson and by
+// unmarshalTyped, no memory options: corpus pods, and Secrets holding a
+// Helm release (14 KB of base64).
 func BenchmarkTypedJSON(b *testing.B) {
-	var data [][]byte
+	var pods, secrets [][]byte
 	for _, pod := range corpusPods(100, 1) {
 		d, _ := json.Marshal(pod)
-		data = append(data, d)
+		pods = append(pods, d)
 	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 16 {
+		release := make([]byte, 10<<10)
+		for j := range release {
+			release[j] = byte(r.Uint32())
+		}
+		d, _ := json.Marshal(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sh.helm.release.v1.app-%d.v1", i)},
+			Type: "helm.sh/release.v1", Data: map[string][]byte{"release": release}})
+		secrets = append(secrets, d)
+	}
+	benchTyped[corev1.Pod](b, "pods", pods)
+	benchTyped[corev1.Secret](b, "secrets", secrets)
+}
+
+func benchTyped[T any](b *testing.B, name string, data [][]byte) {
 	for _, bc := range []struct {
 		name string
 		fn   func([]byte, any) error
 	}{{"kjson", kjson.UnmarshalCaseSensitivePreserveInts}, {"codec", unmarshalTyped}} {
-		b.Run(bc.name, func(b *testing.B) {
+		b.Run(name+"/"+bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				var p corev1.Pod
-				if err := bc.fn(data[i%len(data)], &p); err != nil {
+				var v T
+				if err := bc.fn(data[i%len(data)], &v); err != nil {
 					b.Fatal(err)
 				}
 			}
