@@ -71,47 +71,56 @@ func stringSpecials(w uint64) uint64 {
 // Brackets must match; the content of objects and arrays is not otherwise
 // validated (the typed decoder does that).
 func skipValue(b []byte, i int) (int, error) {
+	end, _, err := skipValueDepth(b, i)
+	return end, err
+}
+
+// skipValueDepth is skipValue, also returning the most arrays and
+// objects open at once in the value.
+func skipValueDepth(b []byte, i int) (_, depth int, _ error) {
 	if i >= len(b) {
-		return 0, errJSONEnd
+		return 0, 0, errJSONEnd
 	}
 	switch c := b[i]; c {
 	case '"':
 		end, _, err := skipString(b, i)
-		return end, err
+		return end, 0, err
 	case '{', '[':
 		var stackBuf [32]byte
 		stack := append(stackBuf[:0], c)
+		depth = 1
 		for i++; i < len(b); i++ {
 			switch c := b[i]; c {
 			case '"':
 				end, _, err := skipString(b, i)
 				if err != nil {
-					return 0, err
+					return 0, 0, err
 				}
 				i = end - 1
 			case '{', '[':
 				stack = append(stack, c)
+				depth = max(depth, len(stack))
 			case '}', ']':
 				open := stack[len(stack)-1]
 				if (c == '}') != (open == '{') {
-					return 0, fmt.Errorf("invalid character %q closing %q in JSON", c, open)
+					return 0, 0, fmt.Errorf("invalid character %q closing %q in JSON", c, open)
 				}
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {
-					return i + 1, nil
+					return i + 1, depth, nil
 				}
 			}
 		}
-		return 0, errJSONEnd
+		return 0, 0, errJSONEnd
 	default:
 		start := i
 		for i < len(b) && (b[i] >= 'a' && b[i] <= 'z' || b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'E') {
 			i++
 		}
 		if i == start {
-			return 0, fmt.Errorf("invalid character %q looking for the beginning of a JSON value", c)
+			return 0, 0, fmt.Errorf("invalid character %q looking for the beginning of a JSON value", c)
 		}
-		return i, nil
+		return i, 0, nil
 	}
 }
 

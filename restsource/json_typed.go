@@ -97,7 +97,7 @@ func unmarshalTyped(data []byte, v any) error {
 		if c := jsonCodecOf(t.Elem()); c.kind != jkByKJSON {
 			p := reflect.ValueOf(v).UnsafePointer()
 			if i := skipSpace(data, 0); i < len(data) && p != nil {
-				end, err := c.decode(data, i, p)
+				end, err := c.decode(data, i, p, 0)
 				if err == nil && skipSpace(data, end) == len(data) {
 					return nil
 				}
@@ -309,9 +309,14 @@ func validJSONTag(s string) bool {
 	return true
 }
 
+// maxJSONDepth is encoding/json's limit on nesting: kjson refuses an
+// input with more arrays and objects open at once.
+const maxJSONDepth = 10000
+
 // decode decodes the JSON value starting at b[i] (not a space) into the
-// value at p, returning the index after it.
-func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer) (int, error) {
+// value at p, returning the index after it; depth arrays and objects
+// enclose the value.
+func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
 	if b[i] == 'n' && c.kind != jkUnmarshaler && c.kind != jkByKJSON {
 		return c.null(b, i, p)
 	}
@@ -340,31 +345,31 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer) (int, error) {
 			return 0, errNotPlain
 		}
 		e := reflect.New(c.elem.typ).UnsafePointer()
-		end, err := c.elem.decode(b, i, e)
+		end, err := c.elem.decode(b, i, e, depth)
 		if err != nil {
 			return 0, err
 		}
 		*(*unsafe.Pointer)(p) = e
 		return end, nil
 	case jkSlice:
-		return c.slice(b, i, p)
+		return c.slice(b, i, p, depth+1)
 	case jkBytes:
 		if b[i] == '"' {
 			return decodeBase64(b, i, (*[]byte)(p))
 		}
 	case jkStringMap:
-		return c.stringMap(b, i, p)
+		return c.stringMap(b, i, p, depth+1)
 	case jkMap:
-		return c.mapOf(b, i, p)
+		return c.mapOf(b, i, p, depth+1)
 	case jkStruct:
 		if b[i] != '{' {
 			return 0, errNotPlain
 		}
-		return c.object(b, i, p)
+		return c.object(b, i, p, depth+1)
 	case jkTime:
 		return decodeTime(b, i, (*metav1.Time)(p))
 	case jkUnmarshaler:
-		end, err := validValue(b, i)
+		end, err := validValue(b, i, depth)
 		if err != nil {
 			return 0, err
 		}
@@ -373,7 +378,7 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer) (int, error) {
 		}
 		return end, nil
 	}
-	end, err := skipValue(b, i) // kjson's, as a value of its own
+	end, err := valueSpan(b, i, depth) // kjson's, as a value of its own
 	if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], reflect.NewAt(c.typ, p).Interface()) != nil {
 		return 0, errNotPlain
 	}
@@ -518,9 +523,10 @@ func entries(b []byte, i int, open, close byte, fn func(i int) (int, error)) (in
 	return 0, errNotPlain
 }
 
-// slice decodes an array into a new slice of exactly its length.
-func (c *jsonCodec) slice(b []byte, i int, p unsafe.Pointer) (int, error) {
-	if (*sliceHeader)(p).data != nil {
+// slice decodes an array (at depth) into a new slice of exactly its
+// length.
+func (c *jsonCodec) slice(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	if (*sliceHeader)(p).data != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
 	n := 0
@@ -537,7 +543,7 @@ func (c *jsonCodec) slice(b []byte, i int, p unsafe.Pointer) (int, error) {
 			return 0, errNotPlain
 		}
 		k++
-		return c.elem.decode(b, i, unsafe.Add(data, uintptr(k-1)*size))
+		return c.elem.decode(b, i, unsafe.Add(data, uintptr(k-1)*size), depth)
 	})
 	if err != nil {
 		return 0, err
@@ -569,27 +575,31 @@ func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, err
 	})
 }
 
-// object decodes an object into the struct at p: each member into its
-// field, once; the others are skipped (and checked, as kjson checks all).
-func (c *jsonCodec) object(b []byte, i int, p unsafe.Pointer) (int, error) {
+// object decodes an object (at depth) into the struct at p: each member
+// into its field, once; the others are skipped (and checked, as kjson
+// checks all).
+func (c *jsonCodec) object(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	if depth > maxJSONDepth {
+		return 0, errNotPlain
+	}
 	var seen [maxJSONFields / 64]uint64
 	return members(b, i, func(key []byte, i int) (int, error) {
 		k, ok := c.byName[string(key)]
 		if !ok {
-			return validValue(b, i)
+			return validValue(b, i, depth)
 		}
 		if seen[k/64]&(1<<(k%64)) != 0 {
 			return 0, errNotPlain // kjson decodes the second into the first
 		}
 		seen[k/64] |= 1 << (k % 64)
 		f := &c.fields[k]
-		return f.codec.decode(b, i, unsafe.Add(p, f.offset))
+		return f.codec.decode(b, i, unsafe.Add(p, f.offset), depth)
 	})
 }
 
 // stringMap decodes an object of strings into a new map[string]string.
-func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer) (int, error) {
-	if *(*unsafe.Pointer)(p) != nil {
+func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	if *(*unsafe.Pointer)(p) != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
 	m := map[string]string{}
@@ -616,8 +626,8 @@ func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer) (int, error) {
 }
 
 // mapOf decodes an object into a new map: each value into a zero element.
-func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer) (int, error) {
-	if *(*unsafe.Pointer)(p) != nil {
+func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+	if *(*unsafe.Pointer)(p) != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
 	m := reflect.MakeMap(c.typ)
@@ -627,7 +637,7 @@ func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer) (int, error) {
 			return 0, errNotPlain
 		}
 		elem.SetZero()
-		end, err := c.elem.decode(b, i, elem.Addr().UnsafePointer())
+		end, err := c.elem.decode(b, i, elem.Addr().UnsafePointer(), depth)
 		if err != nil {
 			return 0, err
 		}
@@ -641,16 +651,29 @@ func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer) (int, error) {
 	return end, nil
 }
 
-// validValue returns the index after the JSON value at b[i], which it
-// checks as kjson checks a whole input before decoding it.
-func validValue(b []byte, i int) (int, error) {
+// validValue returns the index after the JSON value at b[i] (inside
+// depth arrays and objects), which it checks as kjson checks a whole
+// input before decoding it.
+func validValue(b []byte, i, depth int) (int, error) {
 	if b[i] == '"' {
 		if end, escaped, err := skipString(b, i); err == nil && !escaped {
 			return end, nil // no control characters, no escapes to check
 		}
 	}
-	end, err := skipValue(b, i)
+	end, err := valueSpan(b, i, depth)
 	if err != nil || !json.Valid(b[i:end]) {
+		return 0, errNotPlain
+	}
+	return end, nil
+}
+
+// valueSpan returns the index after the JSON value at b[i], inside depth
+// arrays and objects, if its own nesting keeps the whole within
+// maxJSONDepth (checked on its own, as kjson checks a value handed to it,
+// a deeper one would pass).
+func valueSpan(b []byte, i, depth int) (int, error) {
+	end, nested, err := skipValueDepth(b, i)
+	if err != nil || depth+nested > maxJSONDepth {
 		return 0, errNotPlain
 	}
 	return end, nil

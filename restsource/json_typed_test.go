@@ -44,7 +44,7 @@ func likeKJSON[T any](t *testing.T, data []byte) {
 func plain[T any](data []byte) (T, error) {
 	var v T
 	i := skipSpace(data, 0)
-	end, err := jsonCodecOf(reflect.TypeFor[T]()).decode(data, i, reflect.ValueOf(&v).UnsafePointer())
+	end, err := jsonCodecOf(reflect.TypeFor[T]()).decode(data, i, reflect.ValueOf(&v).UnsafePointer(), 0)
 	if err == nil && skipSpace(data, end) != len(data) {
 		err = errNotPlain
 	}
@@ -294,6 +294,37 @@ func TestTypedJSONCompilesConcurrently(t *testing.T) {
 	if _, err := plain[node](data); err != nil {
 		t.Fatalf("the codec refused a self-referring type: %v", err)
 	}
+}
+
+// kjson refuses JSON nested more than 10,000 deep, wherever the depth is:
+// in the fields the codec decodes, in a value it hands to kjson, in a
+// member it skips.
+func TestTypedJSONDepth(t *testing.T) {
+	type deep struct {
+		Next    *deep  `json:"n"`
+		List    []deep `json:"l"`
+		Any     any    `json:"a"`
+		Unknown any    `json:"-"`
+	}
+	nest := func(outer int, inner string, innerDepth int) []byte {
+		var b strings.Builder
+		for range outer {
+			b.WriteString(`{"n":`)
+		}
+		b.WriteString(`{"` + inner + `":`)
+		b.WriteString(strings.Repeat("[", innerDepth) + strings.Repeat("]", innerDepth))
+		b.WriteString("}")
+		b.WriteString(strings.Repeat("}", outer))
+		return []byte(b.String())
+	}
+	for _, inner := range []string{"a", "x", "l"} {
+		for _, total := range []int{9999, 10000, 10001, 10002} {
+			outer := 5000
+			likeKJSON[deep](t, nest(outer, inner, total-outer-1))
+		}
+	}
+	likeKJSON[deep](t, []byte(strings.Repeat(`{"n":`, 10000)+"null"+strings.Repeat("}", 10000)))
+	likeKJSON[deep](t, []byte(strings.Repeat(`{"n":`, 9999)+"null"+strings.Repeat("}", 9999)))
 }
 
 func FuzzTypedJSON(f *testing.F) {
