@@ -335,6 +335,21 @@ func FuzzTypedJSON(f *testing.F) {
 	})
 }
 
+// FuzzTypedJSONPod mutates cluster-shaped pods, whose members the codec
+// decodes itself.
+func FuzzTypedJSONPod(f *testing.F) {
+	for _, pod := range corpusPods(3, 5) {
+		data, err := json.Marshal(pod)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		likeKJSON[corev1.Pod](t, data)
+	})
+}
+
 // BenchmarkTypedJSON: whole objects decoded by kjson and by
 // unmarshalTyped, no memory options: corpus pods, and Secrets holding a
 // Helm release (14 KB of base64).
