@@ -214,14 +214,17 @@ func (d *objectDecoder[T]) json(raw []byte, status bool) (runtime.Object, error)
 	var meta *jsonMeta
 	var in *interning
 	wantKind, wantVersion := d.gvk.Kind, d.apiVersion
+	var err error
 	if status {
 		obj, wantKind, wantVersion = &metav1.Status{}, "Status", statusAPIVersion
+		_, err = unmarshalJSON(raw, obj, nil)
 	} else {
 		o := d.newObj()
 		raw, meta, in = d.prepareJSON(raw, o)
+		in, err = d.decodeJSON(raw, o, in)
 		obj = o
 	}
-	if err := unmarshalJSON(raw, obj); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", wantKind, err)
 	}
 	ok := obj.GetObjectKind()
@@ -271,6 +274,24 @@ func (d *objectDecoder[T]) prepareJSON(raw []byte, obj T) (_ []byte, meta *jsonM
 	return raw, &m, in
 }
 
+// decodeJSON decodes raw (prepared) into obj with the typed decoder. The
+// strings of a type the reflective walker would intern (one without a
+// generated decoder, with an Interner) are interned as they are decoded,
+// into in (made if nil), which it returns; the walk is then skipped
+// unless a value was left to kjson.
+func (d *objectDecoder[T]) decodeJSON(raw []byte, obj T, in *interning) (*interning, error) {
+	if d.interner == nil || d.fast {
+		_, err := unmarshalJSON(raw, obj, nil)
+		return in, err
+	}
+	if in == nil {
+		in = &interning{Interner: d.interner, shareLists: d.shareLists}
+	}
+	walked, err := unmarshalJSON(raw, obj, in)
+	in.anyDone = walked
+	return in, err
+}
+
 // finishJSON puts the metadata strings prepareJSON cut back into obj,
 // then finishes it.
 func (d *objectDecoder[T]) finishJSON(obj T, meta *jsonMeta, in *interning) {
@@ -294,7 +315,8 @@ func (d *objectDecoder[T]) jsonItem(raw []byte) (T, error) {
 	var zero T
 	obj := d.newObj()
 	raw, meta, in := d.prepareJSON(raw, obj)
-	if err := unmarshalJSON(raw, obj); err != nil {
+	in, err := d.decodeJSON(raw, obj, in)
+	if err != nil {
 		return zero, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 	}
 	if ok := obj.GetObjectKind(); d.keepKind && !d.anyKind && ok.GroupVersionKind().Kind == "" {

@@ -15,7 +15,10 @@ import (
 // arrays and maps (keys and values) are reached; unexported fields and
 // interfaces are not; a slice with unused room is copied to one of its
 // length. Each type is planned once (planOf): the walk visits
-// only the fields that can hold a string. Built-in kinds decoded from
+// only the fields that can hold a string. When restsource's JSON codec
+// decoded the whole object itself it interned the same strings as it
+// went (unmarshalInterned, json_typed.go), and the walk is skipped
+// (interning.anyDone); it walks what kjson decoded. Built-in kinds decoded from
 // protobuf are not walked: on a Deployment the walk costs 0.6 of its
 // decoding (BenchmarkAnyObject; docs/benchmarks.md, issue 37).
 

@@ -2,6 +2,7 @@ package restsource
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -86,5 +87,107 @@ func BenchmarkAnyObject(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		in.anyObject(d)
+	}
+}
+
+// crObject is a custom resource's shape: metadata and TypeMeta (whose
+// strings the walker leaves to the metadata's own), a spec and a status.
+type crObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              anyNode            `json:"spec"`
+	Status            map[string]anyLeaf `json:"status"`
+	Conditions        []metav1.Condition `json:"conditions"`
+}
+
+// TestTypedJSONInternsAsTheWalker: a type the reflective walker interns
+// has its strings interned by the JSON codec as it decodes them instead,
+// the same strings shared (from the second sighting on) and the same left
+// alone, and the walk skipped; a value the codec leaves to kjson (an
+// interface) brings the walk back.
+func TestTypedJSONInternsAsTheWalker(t *testing.T) {
+	raw := `{"kind":"App","apiVersion":"example.com/v1","metadata":{"name":"app-1","namespace":"team","uid":"u-1","labels":{"app":"web"}},
+		"spec":{"Name":"root","Labels":{"app":"web","tier":"fe"},"Children":[{"Name":"child","Byname":{"k":{"Kind":"Pod","Value":"v"}}}],
+		"Next":{"Name":"next"},"Numbers":[1,2]},"status":{"health":{"Kind":"Healthy","Value":"ok"}},
+		"conditions":[{"type":"Ready","status":"True","reason":"Synced","message":"","lastTransitionTime":"2026-01-02T03:04:05Z"}]}`
+	decode := func(byCodec bool, data string) []*crObject {
+		interner := NewInterner(0)
+		var objs []*crObject
+		for range 3 {
+			var o crObject
+			in := &interning{Interner: interner, walkAny: true}
+			if byCodec {
+				walked, err := unmarshalInterned([]byte(data), &o, in)
+				if err != nil || !walked {
+					t.Fatalf("codec: walked %v, %v", walked, err)
+				}
+				in.anyDone = walked
+			} else if err := unmarshalTyped([]byte(data), &o); err != nil {
+				t.Fatal(err)
+			}
+			in.object(&o)
+			objs = append(objs, &o)
+		}
+		return objs
+	}
+	byCodec, byWalk := decode(true, raw), decode(false, raw)
+	if !reflect.DeepEqual(byCodec, byWalk) {
+		t.Fatalf("the objects differ")
+	}
+	shared := func(objs []*crObject) map[string]bool {
+		a, b := map[string]string{}, map[string]string{}
+		stringsAt(reflect.ValueOf(objs[1]).Elem(), "", a)
+		stringsAt(reflect.ValueOf(objs[2]).Elem(), "", b)
+		out := map[string]bool{}
+		for path, s := range a {
+			out[path] = s != "" && unsafe.StringData(s) == unsafe.StringData(b[path])
+		}
+		return out
+	}
+	want := shared(byWalk)
+	for path, got := range shared(byCodec) {
+		if got != want[path] {
+			t.Errorf("%s: shared %v by the codec, %v by the walker", path, got, want[path])
+		}
+	}
+	if !want[".Spec.Name"] || want[".ObjectMeta.Name"] {
+		t.Errorf("the comparison is vacuous: %v", want)
+	}
+	var o crObject
+	walked, err := unmarshalInterned([]byte(`{"spec":{"Name":"x","Any":{"k":"v"}}}`), &o, &interning{Interner: NewInterner(0)})
+	if err != nil || walked {
+		t.Errorf("a value left to kjson: walked %v, %v", walked, err)
+	}
+}
+
+// stringsAt collects the strings reachable from v's exported fields by
+// path (a map's keys at path+"#key").
+func stringsAt(v reflect.Value, path string, out map[string]string) {
+	switch v.Kind() {
+	case reflect.String:
+		out[path] = v.String()
+	case reflect.Pointer:
+		if !v.IsNil() {
+			stringsAt(v.Elem(), path, out)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			stringsAt(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			k := fmt.Sprint(it.Key())
+			if it.Key().Kind() == reflect.String {
+				out[path+"["+k+"]#key"] = it.Key().String()
+			}
+			stringsAt(it.Value(), path+"["+k+"]", out)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				stringsAt(v.Field(i), path+"."+f.Name, out)
+			}
+		}
 	}
 }

@@ -27,6 +27,7 @@ type interning struct {
 	shareParts   bool // Options.ShareRepeated
 	metaShared   bool // the metadata's owner references are shared parts, interned while decoding
 	walkAny      bool // a type without a walker of its own is walked by reflection (intern_any.go)
+	anyDone      bool // its strings were interned while decoding (unmarshalInterned): no walk
 	partsDone    bool // the whole object was interned while decoding (unmarshalParts, or a JSON kind of partKinds)
 	hits, misses uint64
 	scalar       [8]byte // the encoding of a small value whose pointer is shared (intern_parts.go)
@@ -79,7 +80,7 @@ func (in *interning) object(obj any) {
 	case *unstructured.Unstructured:
 		in.unstructuredObject(o.Object)
 	default:
-		if in.walkAny {
+		if in.walkAny && !in.anyDone {
 			in.anyObject(obj)
 		}
 	}

@@ -76,6 +76,9 @@ type jsonField struct {
 	name   string
 	offset uintptr // from the start of the outer struct
 	codec  *jsonCodec
+	// plain: in an ObjectMeta or a TypeMeta, whose strings are not
+	// interned here (the metadata's have their own walker).
+	plain bool
 }
 
 const maxJSONFields = 128 // the members seen are a [2]uint64
@@ -90,21 +93,44 @@ var (
 	metaTimeType        = reflect.TypeFor[metav1.Time]()
 )
 
+// uninterned reports whether the strings of a field of type t are left
+// alone by the reflective walker, and so by the codec.
+func uninterned(t reflect.Type) bool { return t == objectMetaRType || t == typeMetaRType }
+
 // unmarshalTyped decodes the JSON value data into v, a non-nil pointer,
 // as kjson.UnmarshalCaseSensitivePreserveInts does.
 func unmarshalTyped(data []byte, v any) error {
+	_, err := unmarshalInterned(data, v, nil)
+	return err
+}
+
+// unmarshalInterned is unmarshalTyped interning, with in (if not nil),
+// every string it decodes outside an ObjectMeta or TypeMeta, as the
+// reflective walker would (intern_any.go). walked reports that it did so
+// for every string of v: nothing was left to kjson.
+func unmarshalInterned(data []byte, v any, in *interning) (walked bool, _ error) {
 	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
 		if c := jsonCodecOf(t.Elem()); c.kind != jkByKJSON {
 			p := reflect.ValueOf(v).UnsafePointer()
 			if i := skipSpace(data, 0); i < len(data) && p != nil {
-				end, err := c.decode(data, i, p, 0)
+				d := jsonDecoder{b: data, in: in}
+				end, err := c.decode(&d, i, p, 0)
 				if err == nil && skipSpace(data, end) == len(data) {
-					return nil
+					return in != nil && !d.byKJSON, nil
 				}
 			}
 		}
 	}
-	return kjson.UnmarshalCaseSensitivePreserveInts(data, v)
+	return false, kjson.UnmarshalCaseSensitivePreserveInts(data, v)
+}
+
+// jsonDecoder is one decoding's state.
+type jsonDecoder struct {
+	b  []byte
+	in *interning // interns the strings decoded, if not nil
+	// byKJSON: a value was handed to kjson (or a json.Unmarshaler), whose
+	// strings are not interned.
+	byKJSON bool
 }
 
 // jsonCodecOf returns the codec of t, compiling it (and the codecs it
@@ -198,7 +224,7 @@ type jsonCandidate struct {
 // struct embedded twice.
 func compileJSONFields(t reflect.Type, building map[reflect.Type]*jsonCodec) (_ []jsonField, ok bool) {
 	var all []jsonCandidate
-	if !collectJSONFields(t, 0, 0, map[reflect.Type]bool{}, &all, building) {
+	if !collectJSONFields(t, 0, 0, false, map[reflect.Type]bool{}, &all, building) {
 		return nil, false
 	}
 	byName := map[string][]jsonCandidate{}
@@ -237,7 +263,7 @@ func compileJSONFields(t reflect.Type, building map[reflect.Type]*jsonCodec) (_ 
 
 // collectJSONFields appends the fields of the struct t, embedded depth
 // deep at offset base in the outer struct, to out.
-func collectJSONFields(t reflect.Type, depth int, base uintptr, seen map[reflect.Type]bool, out *[]jsonCandidate, building map[reflect.Type]*jsonCodec) bool {
+func collectJSONFields(t reflect.Type, depth int, base uintptr, plain bool, seen map[reflect.Type]bool, out *[]jsonCandidate, building map[reflect.Type]*jsonCodec) bool {
 	if seen[t] {
 		return false
 	}
@@ -266,7 +292,7 @@ func collectJSONFields(t reflect.Type, depth int, base uintptr, seen map[reflect
 			case name == "" && ft.Kind() == reflect.Struct && sf.Type.Kind() == reflect.Pointer:
 				return false // kjson allocates it only if one of its members is present
 			case name == "" && ft.Kind() == reflect.Struct:
-				if !collectJSONFields(ft, depth+1, base+sf.Offset, seen, out, building) {
+				if !collectJSONFields(ft, depth+1, base+sf.Offset, plain || uninterned(ft), seen, out, building) {
 					return false
 				}
 				continue
@@ -280,7 +306,8 @@ func collectJSONFields(t reflect.Type, depth int, base uintptr, seen map[reflect
 		if !tagged {
 			name = sf.Name
 		}
-		*out = append(*out, jsonCandidate{jsonField{name, base + sf.Offset, compileJSON(sf.Type, building)}, depth, tagged})
+		f := jsonField{name, base + sf.Offset, compileJSON(sf.Type, building), plain || uninterned(sf.Type)}
+		*out = append(*out, jsonCandidate{f, depth, tagged})
 	}
 	return true
 }
@@ -316,13 +343,14 @@ const maxJSONDepth = 10000
 // decode decodes the JSON value starting at b[i] (not a space) into the
 // value at p, returning the index after it; depth arrays and objects
 // enclose the value.
-func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (c *jsonCodec) decode(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (int, error) {
+	b := d.b
 	if b[i] == 'n' && c.kind != jkUnmarshaler && c.kind != jkByKJSON {
 		return c.null(b, i, p)
 	}
 	switch c.kind {
 	case jkString:
-		s, end, ok := jsonStringValue(b, i)
+		s, end, ok := d.str(i)
 		if !ok {
 			return 0, errNotPlain
 		}
@@ -345,27 +373,27 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer, depth int) (int, e
 			return 0, errNotPlain
 		}
 		e := reflect.New(c.elem.typ).UnsafePointer()
-		end, err := c.elem.decode(b, i, e, depth)
+		end, err := c.elem.decode(d, i, e, depth)
 		if err != nil {
 			return 0, err
 		}
 		*(*unsafe.Pointer)(p) = e
 		return end, nil
 	case jkSlice:
-		return c.slice(b, i, p, depth+1)
+		return c.slice(d, i, p, depth+1)
 	case jkBytes:
 		if b[i] == '"' {
 			return decodeBase64(b, i, (*[]byte)(p))
 		}
 	case jkStringMap:
-		return c.stringMap(b, i, p, depth+1)
+		return c.stringMap(d, i, p, depth+1)
 	case jkMap:
-		return c.mapOf(b, i, p, depth+1)
+		return c.mapOf(d, i, p, depth+1)
 	case jkStruct:
 		if b[i] != '{' {
 			return 0, errNotPlain
 		}
-		return c.object(b, i, p, depth+1)
+		return c.object(d, i, p, depth+1)
 	case jkTime:
 		return decodeTime(b, i, (*metav1.Time)(p))
 	case jkUnmarshaler:
@@ -373,11 +401,13 @@ func (c *jsonCodec) decode(b []byte, i int, p unsafe.Pointer, depth int) (int, e
 		if err != nil {
 			return 0, err
 		}
+		d.byKJSON = true
 		if reflect.NewAt(c.typ, p).Interface().(json.Unmarshaler).UnmarshalJSON(b[i:end]) != nil {
 			return 0, errNotPlain
 		}
 		return end, nil
 	}
+	d.byKJSON = true
 	end, err := valueSpan(b, i, depth) // kjson's, as a value of its own
 	if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], reflect.NewAt(c.typ, p).Interface()) != nil {
 		return 0, errNotPlain
@@ -428,8 +458,10 @@ func hasLiteral(b []byte, i int, lit string) bool {
 	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
 }
 
-// jsonStringValue decodes the JSON string at b[i] as encoding/json does.
-func jsonStringValue(b []byte, i int) (_ string, end int, ok bool) {
+// str decodes the JSON string at b[i] as encoding/json does, interned if
+// d interns.
+func (d *jsonDecoder) str(i int) (_ string, end int, ok bool) {
+	b := d.b
 	if b[i] != '"' {
 		return "", 0, false
 	}
@@ -438,13 +470,25 @@ func jsonStringValue(b []byte, i int) (_ string, end int, ok bool) {
 		return "", 0, false
 	}
 	if raw := b[i+1 : end-1]; !escaped && validUTF8(raw) {
-		return string(raw), end, true
+		return d.intern(raw), end, true
 	}
 	var s string // escapes, or invalid UTF-8 (replaced)
 	if kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], &s) != nil {
 		return "", 0, false
 	}
+	if d.in != nil && s != "" && len(s) <= MaxInternedLen {
+		s = d.in.String(s)
+	}
 	return s, end, true
+}
+
+// intern returns the string of raw (valid UTF-8), interned if d interns
+// (as the walker does: what is not empty and at most MaxInternedLen).
+func (d *jsonDecoder) intern(raw []byte) string {
+	if d.in != nil && len(raw) > 0 && len(raw) <= MaxInternedLen {
+		return d.in.bytes(raw)
+	}
+	return string(raw)
 }
 
 // integer decodes an integer written without a fraction or an exponent
@@ -525,7 +569,8 @@ func entries(b []byte, i int, open, close byte, fn func(i int) (int, error)) (in
 
 // slice decodes an array (at depth) into a new slice of exactly its
 // length.
-func (c *jsonCodec) slice(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (int, error) {
+	b := d.b
 	if (*sliceHeader)(p).data != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
@@ -543,7 +588,7 @@ func (c *jsonCodec) slice(b []byte, i int, p unsafe.Pointer, depth int) (int, er
 			return 0, errNotPlain
 		}
 		k++
-		return c.elem.decode(b, i, unsafe.Add(data, uintptr(k-1)*size), depth)
+		return c.elem.decode(d, i, unsafe.Add(data, uintptr(k-1)*size), depth)
 	})
 	if err != nil {
 		return 0, err
@@ -578,7 +623,8 @@ func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, err
 // object decodes an object (at depth) into the struct at p: each member
 // into its field, once; the others are skipped (and checked, as kjson
 // checks all).
-func (c *jsonCodec) object(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (c *jsonCodec) object(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (int, error) {
+	b := d.b
 	if depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
@@ -593,12 +639,20 @@ func (c *jsonCodec) object(b []byte, i int, p unsafe.Pointer, depth int) (int, e
 		}
 		seen[k/64] |= 1 << (k % 64)
 		f := &c.fields[k]
-		return f.codec.decode(b, i, unsafe.Add(p, f.offset), depth)
+		if f.plain && d.in != nil {
+			in := d.in
+			d.in = nil
+			end, err := f.codec.decode(d, i, unsafe.Add(p, f.offset), depth)
+			d.in = in
+			return end, err
+		}
+		return f.codec.decode(d, i, unsafe.Add(p, f.offset), depth)
 	})
 }
 
 // stringMap decodes an object of strings into a new map[string]string.
-func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (c *jsonCodec) stringMap(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (int, error) {
+	b := d.b
 	if *(*unsafe.Pointer)(p) != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
@@ -608,14 +662,14 @@ func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer, depth int) (int
 			return 0, errNotPlain
 		}
 		if hasLiteral(b, i, "null") {
-			m[string(key)] = ""
+			m[d.intern(key)] = ""
 			return i + 4, nil
 		}
-		s, end, ok := jsonStringValue(b, i)
+		s, end, ok := d.str(i)
 		if !ok {
 			return 0, errNotPlain
 		}
-		m[string(key)] = s
+		m[d.intern(key)] = s
 		return end, nil
 	})
 	if err != nil {
@@ -626,7 +680,8 @@ func (c *jsonCodec) stringMap(b []byte, i int, p unsafe.Pointer, depth int) (int
 }
 
 // mapOf decodes an object into a new map: each value into a zero element.
-func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer, depth int) (int, error) {
+func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (int, error) {
+	b := d.b
 	if *(*unsafe.Pointer)(p) != nil || depth > maxJSONDepth {
 		return 0, errNotPlain
 	}
@@ -637,11 +692,11 @@ func (c *jsonCodec) mapOf(b []byte, i int, p unsafe.Pointer, depth int) (int, er
 			return 0, errNotPlain
 		}
 		elem.SetZero()
-		end, err := c.elem.decode(b, i, elem.Addr().UnsafePointer(), depth)
+		end, err := c.elem.decode(d, i, elem.Addr().UnsafePointer(), depth)
 		if err != nil {
 			return 0, err
 		}
-		m.SetMapIndex(reflect.ValueOf(string(key)).Convert(c.typ.Key()), elem)
+		m.SetMapIndex(reflect.ValueOf(d.intern(key)).Convert(c.typ.Key()), elem)
 		return end, nil
 	})
 	if err != nil {

@@ -44,7 +44,8 @@ func likeKJSON[T any](t *testing.T, data []byte) {
 func plain[T any](data []byte) (T, error) {
 	var v T
 	i := skipSpace(data, 0)
-	end, err := jsonCodecOf(reflect.TypeFor[T]()).decode(data, i, reflect.ValueOf(&v).UnsafePointer(), 0)
+	d := jsonDecoder{b: data}
+	end, err := jsonCodecOf(reflect.TypeFor[T]()).decode(&d, i, reflect.ValueOf(&v).UnsafePointer(), 0)
 	if err == nil && skipSpace(data, end) != len(data) {
 		err = errNotPlain
 	}

@@ -191,13 +191,13 @@ func (in *interning) unstructuredValue(v any) any {
 }
 
 // unmarshalJSON decodes one JSON object into obj as the typed decoder
-// does (json_typed.go); an unstructured object is decoded into its map directly (its own
+// does (json_typed.go; interning into in as unmarshalInterned); an unstructured object is decoded into its map directly (its own
 // UnmarshalJSON refuses objects without a kind, such as the items of a
 // built-in type's list).
-func unmarshalJSON(raw []byte, obj runtime.Object) error {
+func unmarshalJSON(raw []byte, obj runtime.Object, in *interning) (walked bool, _ error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		u.Object = nil
-		return kjson.UnmarshalCaseSensitivePreserveInts(raw, &u.Object)
+		return false, kjson.UnmarshalCaseSensitivePreserveInts(raw, &u.Object)
 	}
-	return unmarshalTyped(raw, obj)
+	return unmarshalInterned(raw, obj, in)
 }
