@@ -64,6 +64,9 @@ type jsonCodec struct {
 	typ  reflect.Type
 	bits int        // of jkInt and jkUint
 	elem *jsonCodec // of jkPointer, jkSlice and jkMap
+	// walked: a value of typ that kjson or its json.Unmarshaler decodes
+	// can hold strings the reflective walker interns (planOf).
+	walked bool
 	// fields of jkStruct, by the index byName gives their JSON names;
 	// at most maxJSONFields.
 	fields []jsonField
@@ -128,8 +131,8 @@ func unmarshalInterned(data []byte, v any, in *interning) (walked bool, _ error)
 type jsonDecoder struct {
 	b  []byte
 	in *interning // interns the strings decoded, if not nil
-	// byKJSON: a value was handed to kjson (or a json.Unmarshaler), whose
-	// strings are not interned.
+	// byKJSON: a value that can hold strings was handed to kjson (or a
+	// json.Unmarshaler); they are not interned.
 	byKJSON bool
 }
 
@@ -165,11 +168,17 @@ func compileJSON(t reflect.Type, building map[reflect.Type]*jsonCodec) *jsonCode
 		c.kind = jkTime
 		return c
 	case t.Kind() != reflect.Pointer && pt.Implements(jsonUnmarshalerType):
-		c.kind = jkUnmarshaler
+		c.kind, c.walked = jkUnmarshaler, planOf(t) != nil
 		return c
 	case t.Kind() != reflect.Pointer && pt.Implements(textUnmarshalerType):
+		c.walked = planOf(t) != nil
 		return c // encoding/json calls UnmarshalText on strings
 	}
+	defer func() {
+		if c.kind == jkByKJSON {
+			c.walked = planOf(t) != nil
+		}
+	}()
 	switch t.Kind() {
 	case reflect.String:
 		c.kind = jkString
@@ -401,13 +410,13 @@ func (c *jsonCodec) decode(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (
 		if err != nil {
 			return 0, err
 		}
-		d.byKJSON = true
+		d.byKJSON = d.byKJSON || c.walked
 		if reflect.NewAt(c.typ, p).Interface().(json.Unmarshaler).UnmarshalJSON(b[i:end]) != nil {
 			return 0, errNotPlain
 		}
 		return end, nil
 	}
-	d.byKJSON = true
+	d.byKJSON = d.byKJSON || c.walked
 	end, err := valueSpan(b, i, depth) // kjson's, as a value of its own
 	if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], reflect.NewAt(c.typ, p).Interface()) != nil {
 		return 0, errNotPlain
