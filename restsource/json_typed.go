@@ -110,7 +110,10 @@ func unmarshalTyped(data []byte, v any) error {
 // unmarshalInterned is unmarshalTyped interning, with in (if not nil),
 // every string it decodes outside an ObjectMeta or TypeMeta, as the
 // reflective walker would (intern_any.go). walked reports that it did so
-// for every string of v: nothing was left to kjson.
+// for every string of v the walker reaches: no value that can hold one
+// was left to kjson. (When the codec stops and kjson decodes v again, the
+// strings it had interned count as sightings once more in the Interner's
+// statistics; the walk then interns kjson's.)
 func unmarshalInterned(data []byte, v any, in *interning) (walked bool, _ error) {
 	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
 		if c := jsonCodecOf(t.Elem()); c.kind != jkByKJSON {
