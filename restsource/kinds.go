@@ -191,7 +191,8 @@ func (in *interning) unstructuredValue(v any) any {
 }
 
 // unmarshalJSON decodes one JSON object into obj as the typed decoder
-// does (json_typed.go; interning into in as unmarshalInterned); an unstructured object is decoded into its map directly (its own
+// does (json_typed.go; interning into in as unmarshalInterned does); an
+// unstructured object is decoded into its map directly (its own
 // UnmarshalJSON refuses objects without a kind, such as the items of a
 // built-in type's list).
 func unmarshalJSON(raw []byte, obj runtime.Object, in *interning) (walked bool, _ error) {
