@@ -16,7 +16,8 @@
 //
 //	GOMAXPROCS=2 GOGC=100 go test -run '^$' -bench 'SteadyState' -count 10 ./bench/
 //
-// The scenarios (see docs/benchmarks.md for the targets and the last run):
+// The scenarios (see docs/benchmarks.md for the last run and
+// docs/benchmarks/scenarios.md for the targets):
 // BenchmarkSteadyState (pre-decoded events through the whole informer),
 // BenchmarkWatchDecode (an httptest apiserver streaming pre-encoded JSON or
 // protobuf watch frames to real REST clients), BenchmarkInitialSync (100k

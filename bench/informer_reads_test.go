@@ -167,7 +167,8 @@ func startReadSubject(b *testing.B, subject string) *readSubject {
 // per sub-benchmark and reused across rounds.
 // BENCH_SPAN_CPUPROFILE=file profiles the measured span only.
 //
-// Diagnostics, off by default (docs/benchmarks.md, "One reader"):
+// Diagnostics, off by default (docs/benchmarks/reads-during-writes.md,
+// "One reader"):
 // BENCH_READERS lists reader counts instead of 1,10,40 (0 measures the
 // pipeline alone); BENCH_READ_PACE makes each reader sleep that long
 // after every read, so that both libraries read at about the same rate;

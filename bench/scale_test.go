@@ -24,7 +24,8 @@ import (
 // scaleSizes are the points of the scale curve. Realistic pods at 1M need
 // about 40 GiB for the in-process source and both caches, more than the
 // development machine has: that point runs only with BENCH_SCALE_BIG=1 and
-// is otherwise extrapolated (docs/benchmarks.md, "Scale curve").
+// is otherwise extrapolated (docs/benchmarks/synthetic-memory-and-scale.md,
+// "Scale curve").
 var scaleSizes = []int{10_000, 100_000, 1_000_000}
 
 // scaleKind is one kind of object on the curve.

@@ -75,11 +75,11 @@ run_group watch '^BenchmarkWatchDecode$' 1s "$OUT/bench.test"
 run_group sync '^BenchmarkInitialSync$' 1x "$OUT/bench.test"
 run_group relist '^BenchmarkRelist$' 1x "$OUT/bench.test"
 run_group reads '^BenchmarkReadsDuringWrites$' 1s "$OUT/bench.test"
-# 2 s spans: several GC cycles each (docs/benchmarks.md, "Steady state: 2-second spans").
+# 2 s spans: several GC cycles each (docs/benchmarks/reads-during-writes.md, "Steady state: 2-second spans").
 run_group informer-reads '^BenchmarkInformerReadsDuringWrites$' 2s "$OUT/bench.test"
 run_group memory '^BenchmarkMemory$' 20000x "$OUT/bench.test"
 run_group fanout '^BenchmarkFanout$' 10000x "$OUT/bench.test"
-# The scale curve (docs/benchmarks.md, "Scale curve"): one op is a whole sync
+# The scale curve (docs/benchmarks/synthetic-memory-and-scale.md, "Scale curve"): one op is a whole sync
 # and relist. 10k and 100k points; then the 1M points once (ConfigMaps only:
 # 1M pods need BENCH_SCALE_BIG=1 and far more memory than 24 GiB).
 run_group scale '^BenchmarkScale$/.*/^n=(10000|100000)$' 1x "$OUT/bench.test" "" "${BENCH_SCALE_COUNT:-3}"

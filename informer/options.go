@@ -58,12 +58,12 @@ type Options[T store.Object] struct {
 	// cache in one store transaction: readers see the old content or the
 	// new, never a mix. The cost is memory: the whole new list is held
 	// (pages are gathered) beside the cache until it is applied, so the
-	// peak during a relist is about the cache's objects twice (docs/
-	// benchmarks.md, "Relist peak memory"). The default applies a list as
-	// its pages arrive, in batches: readers may meanwhile see some objects
-	// in their new version and others not yet, and objects the list lacks
-	// are deleted at its end; the peak stays about one page above the
-	// cache.
+	// peak during a relist is about the cache's objects twice
+	// (docs/benchmarks/relist-and-restart.md, "Relist peak memory"). The
+	// default applies a list as its pages arrive, in batches: readers may
+	// meanwhile see some objects in their new version and others not yet,
+	// and objects the list lacks are deleted at its end; the peak stays
+	// about one page above the cache.
 	AtomicRelists bool
 	// ResyncPeriod is the default resync period of handlers that do not set
 	// their own. 0 disables resync. See HandlerOptions.ResyncPeriod.

@@ -20,7 +20,8 @@ import (
 // went (unmarshalInterned, json_typed.go), and the walk is skipped
 // (interning.anyDone); it walks what kjson decoded. Built-in kinds decoded from
 // protobuf are not walked: on a Deployment the walk costs 0.6 of its
-// decoding (BenchmarkAnyObject; docs/benchmarks.md, issue 37).
+// decoding (BenchmarkAnyObject; docs/benchmarks/
+// real-apiserver-secrets-and-crds.md, issue 37).
 
 // walkPlan is how the walker visits a value of one type.
 type walkPlan struct {

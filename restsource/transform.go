@@ -18,7 +18,7 @@ import "k8s.io/apimachinery/pkg/api/meta"
 // adds CPU rather than saving any, and lowers the peak memory of a sync
 // only as far as the list reaches it object by object (a streaming list);
 // decoding with a Source and the memory options saves both
-// (docs/benchmarks.md, "controller-runtime's cache on listwatch").
+// (docs/benchmarks/doors.md, "controller-runtime's cache on listwatch").
 func CompactTransform(in *Interner, shareResourceLists bool) func(any) (any, error) {
 	return func(obj any) (any, error) {
 		if om := objectMetaOf(obj); om != nil {

@@ -80,7 +80,8 @@
 // pointers spends 16 and a control byte). BenchmarkMemory measures what
 // the store costs per object with the namespace index and one more, key
 // string included, against client-go's indexer; the figures are in
-// docs/benchmarks.md ("Store micro-benchmarks"), and only there.
+// docs/benchmarks/store-and-sharding.md ("Store micro-benchmarks"), and
+// only there.
 //
 // A steady-state update allocates only what the key function and the index
 // functions allocate: one key string with the default key function (none

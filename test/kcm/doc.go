@@ -54,8 +54,9 @@
 // was behind the controller's own write or a lost optimistic-concurrency
 // race, count as one line each, whichever controller meets them);
 // BenchmarkControllerManager runs them at the Full size (20,160 pods) and
-// reports the medians of each figure (docs/benchmarks.md), with heap
-// profiles of each run under KCM_PROFILES (Options.Profiles).
+// reports the medians of each figure
+// (docs/benchmarks/kube-controller-manager.md), with heap profiles of
+// each run under KCM_PROFILES (Options.Profiles).
 //
 // TestForbiddenResource runs both builds through the initial sync as a
 // user that may do everything a controller manager does except list the
