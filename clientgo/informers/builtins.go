@@ -17,6 +17,7 @@ import (
 
 	"github.com/listwatch/listwatch/clientgo/internal/gvrfactory"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
+	"github.com/listwatch/listwatch/internal/nilcheck"
 	"github.com/listwatch/listwatch/restsource"
 	builtinpkg "github.com/listwatch/listwatch/restsource/builtin"
 )
@@ -109,8 +110,11 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 	if !b.typ.Namespaced {
 		namespace = metav1.NamespaceAll
 	}
+	if nilcheck.Is(f.client) {
+		return gvrfactory.NoClient(), nil
+	}
 	rc := b.restClient(f.client)
-	if isNil(rc) {
+	if nilcheck.Is(rc) {
 		return gvrfactory.Source(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
 	}
 	return b.typ.New(f.memory.Source(restsource.Options{
@@ -119,13 +123,4 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 		Namespace:        namespace,
 		TweakListOptions: f.tweakListOptions,
 	}))
-}
-
-// isNil reports whether c is nil or holds a nil pointer.
-func isNil(c rest.Interface) bool {
-	if c == nil {
-		return true
-	}
-	v := reflect.ValueOf(c)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

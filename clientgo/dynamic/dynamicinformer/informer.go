@@ -72,7 +72,7 @@ func newInformer(client dynamic.Interface, rc *gvrfactory.REST, memory MemoryOpt
 		opts := memory.Source(rc.Options(gvr, namespace, tweak))
 		opts.GroupVersionKind = gvr.GroupVersion().WithKind("") // any kind, as the dynamic client
 		return restsource.New[*unstructured.Unstructured](opts)
-	}, func() cache.ListerWatcher {
+	}, client, func() cache.ListerWatcher {
 		lw := reflector.FromClient[*unstructured.UnstructuredList](client.Resource(gvr).Namespace(namespace))
 		return gvrfactory.Source(lw, tweak, client)
 	})

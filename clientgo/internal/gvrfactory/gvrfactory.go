@@ -36,6 +36,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/informer/factory"
+	"github.com/listwatch/listwatch/internal/nilcheck"
 )
 
 // Factory hands out one informer per resource, built by its build
@@ -130,8 +131,9 @@ func (g *Generic) Lister() cache.GenericLister { return g.NewLister(g.Inf.GetInd
 // ListerWatcher returns what an informer lists and watches through: the
 // Source restsource builds over rest, when rest is not nil; otherwise, or
 // when restsource refuses (which it does only for options it validates,
-// all set by the caller), through the client.
-func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, error), client func() cache.ListerWatcher) cache.ListerWatcher {
+// all set by the caller), through the client (viaClient), or [NoClient]
+// when client is nil or a nil pointer.
+func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, error), client any, viaClient func() cache.ListerWatcher) cache.ListerWatcher {
 	if rest != nil {
 		src, err := restsource(rest)
 		if err == nil {
@@ -139,5 +141,8 @@ func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, erro
 		}
 		klog.Background().Error(err, "building the restsource Source; the informer lists and watches through the client")
 	}
-	return client()
+	if nilcheck.Is(client) {
+		return NoClient()
+	}
+	return viaClient()
 }

@@ -119,7 +119,7 @@ func restClient(client metadata.Interface) *gvrfactory.REST {
 func newInformer(client metadata.Interface, rc *gvrfactory.REST, memory MemoryOptions, gvr schema.GroupVersionResource, namespace string, resync time.Duration, indexers cache.Indexers, tweak TweakListOptionsFunc) informers.GenericInformer {
 	lw := gvrfactory.ListerWatcher(rc, func(rc *gvrfactory.REST) (cache.ListerWatcher, error) {
 		return restsource.New[*metav1.PartialObjectMetadata](memory.Source(rc.Options(gvr, namespace, tweak)))
-	}, func() cache.ListerWatcher {
+	}, client, func() cache.ListerWatcher {
 		lw := reflector.FromClient[*metav1.PartialObjectMetadataList](client.Resource(gvr).Namespace(namespace))
 		return gvrfactory.Source(lw, tweak, client)
 	})
