@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestFilterFollowsChanges(t *testing.T) {
@@ -74,27 +74,49 @@ func TestGainedLostMatchers(t *testing.T) {
 	}
 }
 
-// TestFilterConcurrentUpdate: readers and an updater at once (run with
-// -race).
+// TestFilterConcurrentUpdate: while the member switches between two
+// assignments, concurrent readers see for every object what one of them
+// says, and the Filter ends as the last one says.
 func TestFilterConcurrentUpdate(t *testing.T) {
-	f, _ := NewFilter(FieldUID)
+	f, err := NewFilter(FieldUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := MustAssign([]string{"a", "b"}, Options{Slices: 128})
+	ac := MustAssign([]string{"a", "c"}, Options{Slices: 128})
+	mab, _ := ab.Matcher("a", FieldUID)
+	mac, _ := ac.Matcher("a", FieldUID)
+	r := rand.New(rand.NewPCG(13, 14))
+	objs := make([]*metav1.PartialObjectMetadata, 2000)
+	differ := 0
+	for i := range objs {
+		objs[i] = testObject("ns", randomUID(r))
+		if mab.Owns(objs[i]) != mac.Owns(objs[i]) {
+			differ++
+		}
+	}
+	if differ == 0 || differ == len(objs) {
+		t.Fatalf("the assignments differ on %d of %d objects: nothing to tell them apart by", differ, len(objs))
+	}
+	f.Update(changeFor(ab, "a"))
 	var wg sync.WaitGroup
-	for i := range 4 {
+	for range 4 {
 		wg.Go(func() {
-			for j := range 2000 {
-				f.Owns(testObject("ns", fmt.Sprintf("%d-%d", i, j)))
+			for _, o := range objs {
+				if got := f.Owns(o); got != mab.Owns(o) && got != mac.Owns(o) {
+					t.Errorf("Owns(%s) = %v, which neither assignment says", o.UID, got)
+					return
+				}
 			}
 		})
 	}
-	v := view{self: "a", slices: 128}
 	for i := range 50 {
-		peers := []Peer{{Identity: "a", Renewed: t0, Duration: time.Minute}}
-		if i%2 == 1 {
-			peers = append(peers, Peer{Identity: "b", Renewed: t0, Duration: time.Minute})
-		}
-		if c, ok, _ := v.observe(peers, t0); ok {
-			f.Update(c)
-		}
+		f.Update(changeFor([]*Assignment{ac, ab}[i%2], "a"))
 	}
 	wg.Wait()
+	for _, o := range objs {
+		if f.Owns(o) != mab.Owns(o) {
+			t.Fatalf("after the last Update, Owns(%s) = %v, its assignment says %v", o.UID, f.Owns(o), mab.Owns(o))
+		}
+	}
 }
