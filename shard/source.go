@@ -83,8 +83,10 @@ type Source struct {
 	serverFiltered atomic.Int32
 	// deleted are objects found deleted on the server while their slice
 	// was handed over (a confirmation list): their deletion is the
-	// member's to tell, so Owns says true for them.
-	deleted deletedSet
+	// member's to tell, so Owns says true for them. Nil when none; Owns
+	// reads it without waiting: it points to a set never changed once
+	// stored, and is stored with mu held.
+	deleted atomic.Pointer[deletedSet]
 
 	// stats counts what Stats reports.
 	stats sourceCounters
@@ -376,7 +378,7 @@ func (s *Source) Owns(obj metav1.Object) bool {
 	if m := s.owned.Load(); m != nil && m.Owns(obj) {
 		return true
 	}
-	return s.deleted.has(obj.GetUID())
+	return s.deleted.Load().has(obj.GetUID())
 }
 
 // ServerFiltered reports whether the server applied the shard selector to
@@ -581,10 +583,10 @@ func laterRV(a, b string) bool {
 	return err != nil || !rvAtLeast(b, a)
 }
 
-// deletedSet holds uids of objects found deleted during a handover, the
-// most recent deletedLimit.
+// deletedSet holds the uids of objects found deleted during a handover,
+// the most recent deletedLimit (oldest first in order); never changed once
+// made.
 type deletedSet struct {
-	mu    sync.Mutex
 	set   map[types.UID]struct{}
 	order []types.UID
 }
@@ -593,26 +595,31 @@ type deletedSet struct {
 // that many more handover deletions happen.
 const deletedLimit = 4096
 
-func (d *deletedSet) add(uid types.UID) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.set == nil {
-		d.set = map[types.UID]struct{}{}
+// with returns d (nil: empty) with uids added.
+func (d *deletedSet) with(uids []types.UID) *deletedSet {
+	out := &deletedSet{set: map[types.UID]struct{}{}}
+	if d != nil {
+		uids = append(slices.Clone(d.order), uids...)
 	}
-	if _, ok := d.set[uid]; ok {
-		return
+	for _, uid := range uids {
+		if _, ok := out.set[uid]; !ok {
+			out.set[uid] = struct{}{}
+			out.order = append(out.order, uid)
+		}
 	}
-	d.set[uid] = struct{}{}
-	d.order = append(d.order, uid)
-	if len(d.order) > deletedLimit {
-		delete(d.set, d.order[0])
-		d.order = d.order[1:]
+	drop := max(0, len(out.order)-deletedLimit)
+	for _, uid := range out.order[:drop] {
+		delete(out.set, uid)
 	}
+	out.order = out.order[drop:]
+	return out
 }
 
+// has reports whether d (nil: empty) holds uid.
 func (d *deletedSet) has(uid types.UID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	if d == nil {
+		return false
+	}
 	_, ok := d.set[uid]
 	return ok
 }

@@ -368,16 +368,23 @@ func (s *Source) confirmGone(ctx context.Context, cached []runtime.Object, ss []
 		}
 	}
 	m := matcherOf(ss, n, s.field)
+	var gone []types.UID
 	for _, o := range cached {
 		a, err := meta.Accessor(o)
 		if err != nil || !m.Owns(a) {
 			continue
 		}
 		if _, ok := alive[a.GetUID()]; !ok {
-			s.deleted.add(a.GetUID())
-			s.stats.handoverDeletions.Add(1)
+			gone = append(gone, a.GetUID())
 		}
 	}
+	if len(gone) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleted.Store(s.deleted.Load().with(gone))
+	s.stats.handoverDeletions.Add(int64(len(gone)))
 	return nil
 }
 
