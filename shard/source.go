@@ -67,63 +67,84 @@ type Source struct {
 	name string
 	// log is the logger of the context given to NewSource.
 	log logr.Logger
-	// owned owns what the member hands out (Owns); nil before the first
-	// Update.
-	owned atomic.Pointer[Matcher]
-	// cur is the part the source serves now: what the member hands out
-	// and the lost slices it keeps until handed over. Nil before the
-	// first Update.
-	cur atomic.Pointer[part]
-	// ready is closed by the first Update.
+	// ready is closed, with mu held, by the first Update.
 	ready chan struct{}
-	// readyOnce guards close(ready).
-	readyOnce sync.Once
-	// serverFiltered: 0 unknown (no list yet), 1 the last list was
-	// filtered by the server, 2 it was not.
-	serverFiltered atomic.Int32
-	// deleted are objects found deleted on the server while their slice
-	// was handed over (a confirmation list): their deletion is the
-	// member's to tell, so Owns says true for them. Nil when none; Owns
-	// reads it without waiting: it points to a set never changed once
-	// stored, and is stored with mu held.
-	deleted atomic.Pointer[deletedSet]
-
-	// stats counts what Stats reports.
-	stats sourceCounters
-
-	// relist, once set (RelistWith, Attach), is called by Update instead
-	// of ending the open watches with 410 Gone.
-	relist atomic.Pointer[func()]
-	// progress is the highest resource version the source's watches have
-	// brought (events and bookmarks, those the client filter drops
-	// included; one the reflector must take is counted once it took it):
-	// the cache has every change of the slices it holds up to there.
-	progress atomic.Uint64
-	// awaited is the lowest resource version from which the new owner of
-	// a kept slice covers it, while the watch has not got that far; 0
-	// when nothing awaits. Reaching it releases the slice.
-	awaited atomic.Uint64
-
 	// cycles admits one list cycle's start at a time (capacity 1; a
 	// token is held while it runs): a first page, or the opening of a
 	// streaming list. The reflector may start a cycle while the request
 	// of one it abandoned is still ending (it cancels its context), and
-	// each start reads and writes the cycle's state below (local, cycle,
+	// each start reads and writes the cycle's state (st.local, cycle,
 	// listed, pages, kept).
 	cycles chan struct{}
 
-	// mu guards the fields below.
+	// Owns and the watches' filters run on every event and must not wait
+	// for an Update or a relist: what they read or count is atomic, kept
+	// out of st. owned and deleted point to values never changed once
+	// stored, and are stored with mu held.
+	//
+	// owned owns what the member hands out (st.handed of st.assignment);
+	// nil before the first Update.
+	owned atomic.Pointer[Matcher]
+	// deleted are objects found deleted on the server while their slice
+	// was handed over (a confirmation list): their deletion is the
+	// member's to tell, so Owns says true for them. Nil when none.
+	deleted atomic.Pointer[deletedSet]
+	// stats counts what Stats reports.
+	stats sourceCounters
+
+	// mu guards st. A function that takes it releases it by defer (work
+	// for after, such as a relist, deferred before); one named ...Locked
+	// is called with it held.
 	mu sync.Mutex
+	st sourceState
+}
+
+// sourceState is the mutable state of a Source but for what Owns and the
+// watches' filters read (Source.owned, deleted, stats); Source.mu guards
+// it.
+type sourceState struct {
+	// relist, once set (RelistWith, Attach), is called by Update instead
+	// of ending the open watches with 410 Gone.
+	relist func()
 	// cache reads the informer's cache (Attach); nil when not attached:
 	// every relist then asks the server for the whole part.
 	cache cacheView
-	// local is set when the source asked its informer to relist: the
-	// next list cycle may be served from the cache. A failed watch (the
-	// reflector then relists because it lost track) clears it.
+	// template is an empty list of the resource's type, from the server's
+	// first list, to build local lists in; nil before.
+	template runtime.Object
+	// serverFiltered: 0 unknown (no list yet), 1 the last list was
+	// filtered by the server, 2 it was not.
+	serverFiltered int
+
+	// The member's latest Change, as far as the source needs it; nil
+	// assignment before the first Update, never after. fingerprint is
+	// assignment's Fingerprint; handed the slices the member hands out
+	// (increasing); complete that nothing is withheld.
+	assignment  *Assignment
+	fingerprint string
+	handed      []int
+	complete    bool
+	// kept are the slices lost but kept until their new owner has listed
+	// them: increasing, none in handed, empty unless cache and ring are
+	// set.
+	kept []int
+	// cur is the part the source serves now: handed and kept, of
+	// assignment's count. Nil before the first Update, never after.
+	cur *part
+	// ring is the member's handover, nil for Changes not made by a
+	// Member (lost slices are then dropped at once).
+	ring *handover
+	// announced is the fingerprint last reported listed to ring.
+	announced string
+
+	// local is set when the source asked its informer to relist (only
+	// when cache is set): the next list cycle may be served from the
+	// cache. Taken by that cycle's start; a failed watch (the reflector
+	// then relists because it lost track) clears it.
 	local bool
 	// cycle is the part of the list cycle in progress, or of the last
 	// one; its later pages and the watch that follows serve it. cycleRV
-	// is its list's resource version, once known.
+	// is its list's resource version, once known, until taken.
 	cycle   *part
 	cycleRV string
 	// listed is a part whose slices the cache is known to hold in full,
@@ -137,33 +158,23 @@ type Source struct {
 	// pages is a local list served in pages (its continue token), nil
 	// when none.
 	pages *localPages
-	// template is an empty list of the resource's type, from the server's
-	// first list, to build local lists in; nil before.
-	template runtime.Object
-	// open are the watches not yet ended; Update expires them when no
-	// relist function is set.
+	// open are the watches not yet ended; Update expires them when relist
+	// is not set.
 	open map[*filteredWatch]struct{}
 
-	// The member's latest Change, as far as the source needs it.
-	// assignment is its assignment and fingerprint its Fingerprint;
-	// handed the slices the member hands out (increasing); complete that
-	// nothing is withheld.
-	assignment  *Assignment
-	fingerprint string
-	handed      []int
-	complete    bool
-	// kept are the slices lost but kept until their new owner has listed
-	// them, increasing; part of cur.
-	kept []int
-	// ring is the member's handover, nil for Changes not made by a
-	// Member (lost slices are then dropped at once).
-	ring *handover
-	// announced is the fingerprint last reported listed to ring.
-	announced string
+	// progress is the highest resource version the source's watches have
+	// brought (events and bookmarks, those the client filter drops
+	// included; one the reflector must take is counted once it took it):
+	// the cache has every change of the slices it holds up to there.
+	progress uint64
+	// awaited is the lowest resource version, above progress, from which
+	// the new owner of a kept slice covers it; 0 when nothing awaits.
+	// Reaching it re-evaluates the kept slices (releaseLocked).
+	awaited uint64
 	// confirmer is a timer, running while kept slices wait for the watch
 	// to catch up with their new owner's list; when it fires,
 	// confirmDue makes the next relist confirm them with the server
-	// instead.
+	// instead (cleared by the relist that does).
 	confirmer  *time.Timer
 	confirmDue bool
 }
@@ -268,7 +279,7 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 		return nil, fmt.Errorf("shard: SourceOptions.Name %q: %v", opts.Name, msgs)
 	}
 	return &Source{inner: opts.Inner, field: opts.Field.orDefault(), name: opts.Name, log: klog.FromContext(ctx),
-		ready: make(chan struct{}), cycles: make(chan struct{}, 1), open: map[*filteredWatch]struct{}{}}, nil
+		ready: make(chan struct{}), cycles: make(chan struct{}, 1), st: sourceState{open: map[*filteredWatch]struct{}{}}}, nil
 }
 
 // Update switches the source to c.Member's part of c.Assignment (less
@@ -280,37 +291,45 @@ func NewSource(ctx context.Context, opts SourceOptions) (*Source, error) {
 // new owner has listed them (when c comes from a Member and the source is
 // attached to its informer), then dropped by a relist from the cache.
 func (s *Source) Update(c Change) {
-	handed := c.Handed()
-	n := c.Assignment.n
-	s.owned.Store(matcherOf(handed, n, s.field))
-	s.mu.Lock()
-	if c.ring != nil && s.ring != c.ring {
-		s.ring = c.ring
-		c.ring.join(s)
-	}
-	prev := s.cur.Load()
-	reassigned := s.assignment == nil || s.assignment.n != n || !slices.Equal(s.handed, handed)
-	s.assignment, s.fingerprint, s.handed, s.complete = c.Assignment, c.Assignment.Fingerprint(), handed, len(c.Withheld) == 0
-	s.kept = nil
-	if prev != nil && s.listed != nil && prev.n == n && s.listed.n == n && s.cache != nil && s.ring != nil && !c.final {
-		// Lost slices the cache holds: kept until handed over.
-		s.kept = minus(intersect(prev.slices, s.listed.slices), handed)
-	}
-	next := partOf(union(handed, s.kept), n, s.field)
-	s.cur.Store(next)
-	changed := !next.same(prev)
-	release := s.releaseLocked()
-	s.mu.Unlock()
-	s.readyOnce.Do(func() { close(s.ready) })
+	relist, reassigned := s.switchTo(c)
 	if reassigned {
 		s.stats.reassignments.Add(1)
 	}
-	if changed && prev != nil || release { // before the first, lists wait for it: nothing to redo
+	if relist {
 		s.log.V(2).Info("Shard part changed; relisting", "member", c.Member,
 			"gained", len(c.Gained), "lost", len(c.Lost))
 		s.requestRelist()
 	}
 	s.announce()
+}
+
+// switchTo is Update's change of state: it reports whether the reflector
+// must relist, and whether c changed what the member hands out.
+func (s *Source) switchTo(c Change) (relist, reassigned bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.st
+	handed, n := c.Handed(), c.Assignment.n
+	s.owned.Store(matcherOf(handed, n, s.field))
+	if c.ring != nil && st.ring != c.ring {
+		st.ring = c.ring
+		c.ring.join(s)
+	}
+	prev := st.cur
+	if prev == nil {
+		close(s.ready)
+	}
+	reassigned = st.assignment == nil || st.assignment.n != n || !slices.Equal(st.handed, handed)
+	st.assignment, st.fingerprint, st.handed, st.complete = c.Assignment, c.Assignment.Fingerprint(), handed, len(c.Withheld) == 0
+	st.kept = nil
+	if prev != nil && st.listed != nil && prev.n == n && st.listed.n == n && st.cache != nil && st.ring != nil && !c.final {
+		// Lost slices the cache holds: kept until handed over.
+		st.kept = minus(intersect(prev.slices, st.listed.slices), handed)
+	}
+	st.cur = partOf(union(handed, st.kept), n, s.field)
+	release := s.releaseLocked()
+	// Before the first Change, lists wait for it: nothing to redo.
+	return !st.cur.same(prev) && prev != nil || release, reassigned
 }
 
 // OnChange is Update, with the signature of MemberOptions.OnChange.
@@ -322,7 +341,11 @@ func (s *Source) OnChange(c Change) { s.Update(c) }
 // the reflector's backoff after a 410. Call it once the informer exists;
 // a Change that comes earlier ends watches as before (there are none yet).
 // Attach does this and more.
-func (s *Source) RelistWith(relist func()) { s.relist.Store(&relist) }
+func (s *Source) RelistWith(relist func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.relist = relist
+}
 
 // Attach ties s to the informer it feeds (whose Options.Source is s): a
 // Change relists through inf.Relist, and the relist is served from inf's
@@ -333,9 +356,8 @@ func (s *Source) RelistWith(relist func()) { s.relist.Store(&relist) }
 // listed them (see Source). Call it once, before inf runs.
 func Attach[T store.Object](s *Source, inf *informer.Informer[T]) {
 	s.mu.Lock()
-	s.cache = informerCache[T]{inf}
-	s.mu.Unlock()
-	s.RelistWith(inf.Relist)
+	defer s.mu.Unlock()
+	s.st.cache, s.st.relist = informerCache[T]{inf}, inf.Relist
 }
 
 // cacheView is what a Source reads of its informer's cache.
@@ -385,8 +407,9 @@ func (s *Source) Owns(obj metav1.Object) bool {
 // the last list (its response carried ListMeta.ShardInfo with that
 // selector); known is false before the first list.
 func (s *Source) ServerFiltered() (filtered, known bool) {
-	v := s.serverFiltered.Load()
-	return v == 1, v != 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.serverFiltered == 1, s.st.serverFiltered != 0
 }
 
 // IsWatchListSemanticsUnSupported passes on the inner source's answer
@@ -395,13 +418,13 @@ func (s *Source) IsWatchListSemanticsUnSupported() bool {
 	return watchlist.DoesClientNotSupportWatchListSemantics(s.inner)
 }
 
-// wait returns the current part once there is one.
-func (s *Source) wait(ctx context.Context) (*part, error) {
+// wait returns once the source has a part (the first Update).
+func (s *Source) wait(ctx context.Context) error {
 	select {
 	case <-s.ready:
-		return s.cur.Load(), nil
+		return nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
 
@@ -420,111 +443,118 @@ func (s *Source) startingCycle(ctx context.Context) (done func(), err error) {
 // through the informer when it can (from its cache when attached), else by
 // ending the open watches with 410 Gone.
 func (s *Source) requestRelist() {
-	if relist := s.relist.Load(); relist != nil {
-		s.mu.Lock()
-		s.local = s.cache != nil
-		s.mu.Unlock()
-		(*relist)()
-		return
+	relist, open := s.relister()
+	if relist != nil {
+		relist()
 	}
-	s.mu.Lock()
-	open := s.open
-	s.open = map[*filteredWatch]struct{}{}
-	s.mu.Unlock()
 	for w := range open {
 		w.expire()
 	}
 }
 
+// relister returns the relist function, the relist it asks for then
+// served from the cache if attached; when there is none, it takes the
+// open watches instead, to expire.
+func (s *Source) relister() (func(), map[*filteredWatch]struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.relist != nil {
+		s.st.local = s.st.cache != nil
+		return s.st.relist, nil
+	}
+	open := s.st.open
+	s.st.open = map[*filteredWatch]struct{}{}
+	return nil, open
+}
+
 // peersChanged is called by the member when its peers' announcements
 // change: a kept slice may now be released.
-func (s *Source) peersChanged() {
-	s.mu.Lock()
-	release := s.releaseLocked()
-	s.mu.Unlock()
-	if release {
-		s.requestRelist()
+func (s *Source) peersChanged() { s.recheck(nil) }
+
+// confirmNow is the confirm timer: kept slices waited long enough for the
+// watch; the next relist confirms them with the server.
+func (s *Source) confirmNow() {
+	s.recheck(func(st *sourceState) bool {
+		st.confirmer, st.confirmDue = nil, true
+		return true
+	})
+}
+
+// advance records that a watch brought resource version rv, and relists
+// when that releases a kept slice.
+func (s *Source) advance(rv string) {
+	if v, err := strconv.ParseUint(rv, 10, 64); err == nil {
+		s.recheck(func(st *sourceState) bool {
+			st.progress = max(st.progress, v)
+			return st.awaited != 0 && v >= st.awaited
+		})
 	}
+}
+
+// recheck runs f (if set) with mu held and, unless it says no,
+// re-evaluates the kept slices, relisting when one can be released.
+func (s *Source) recheck(f func(st *sourceState) bool) {
+	release := false
+	defer func() {
+		if release {
+			s.requestRelist()
+		}
+	}()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	release = (f == nil || f(&s.st)) && s.releaseLocked()
 }
 
 // releaseLocked reports whether a relist would now release a kept slice:
 // its new owner has listed it, and the watch has caught up with that list
 // (or the time to wait for it has run out: confirmDue). Otherwise it
-// arms the wait: awaited, and the confirm timer. mu held.
+// arms the wait: awaited, and the confirm timer.
 func (s *Source) releaseLocked() bool {
+	st := &s.st
 	rel := s.releasableLocked()
 	var lowest uint64
 	for _, from := range rel {
-		if s.caughtUp(from) || s.confirmDue {
-			s.awaited.Store(0)
+		if s.caughtUpLocked(from) || st.confirmDue {
+			st.awaited = 0
 			return true
 		}
 		if v, err := strconv.ParseUint(from, 10, 64); err == nil && (lowest == 0 || v < lowest) {
 			lowest = v
 		}
 	}
-	s.awaited.Store(lowest)
+	st.awaited = lowest
 	switch {
-	case len(rel) == 0 && s.confirmer != nil:
-		s.confirmer.Stop()
-		s.confirmer = nil
-	case len(rel) > 0 && s.confirmer == nil:
-		s.confirmer = time.AfterFunc(confirmAfter, s.confirmNow)
+	case len(rel) == 0 && st.confirmer != nil:
+		st.confirmer.Stop()
+		st.confirmer = nil
+	case len(rel) > 0 && st.confirmer == nil:
+		st.confirmer = time.AfterFunc(confirmAfter, s.confirmNow)
 	}
 	return false
 }
 
-// caughtUp reports whether the source's watches have brought every change
-// up to resource version rv.
-func (s *Source) caughtUp(rv string) bool {
+// caughtUpLocked reports whether the source's watches have brought every
+// change up to resource version rv.
+func (s *Source) caughtUpLocked(rv string) bool {
 	v, err := strconv.ParseUint(rv, 10, 64)
-	return err == nil && s.progress.Load() >= v
-}
-
-// confirmNow is the confirm timer: kept slices waited long enough for the
-// watch; the next relist confirms them with the server.
-func (s *Source) confirmNow() {
-	s.mu.Lock()
-	s.confirmer, s.confirmDue = nil, true
-	release := s.releaseLocked()
-	s.mu.Unlock()
-	if release {
-		s.requestRelist()
-	}
-}
-
-// advance records that a watch brought resource version rv, and relists
-// when that releases a kept slice.
-func (s *Source) advance(rv string) {
-	v, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return
-	}
-	for {
-		cur := s.progress.Load()
-		if v <= cur || s.progress.CompareAndSwap(cur, v) {
-			break
-		}
-	}
-	if a := s.awaited.Load(); a != 0 && v >= a && s.awaited.CompareAndSwap(a, 0) {
-		s.peersChanged() // re-evaluates, and relists
-	}
+	return err == nil && s.st.progress >= v
 }
 
 // releasableLocked returns the kept slices whose current owner has
 // announced that it lists them, with the resource version it covers them
-// from; nil when none. mu held.
+// from; nil when none.
 func (s *Source) releasableLocked() map[int]string {
-	if len(s.kept) == 0 || s.ring == nil {
+	st := &s.st
+	if len(st.kept) == 0 || st.ring == nil {
 		return nil
 	}
 	var out map[int]string
-	for _, sl := range s.kept {
-		owner := s.assignment.Owner(sl)
+	for _, sl := range st.kept {
+		owner := st.assignment.Owner(sl)
 		if owner == "" {
 			continue // nobody to hand it to: keep it
 		}
-		if rv, ok := s.ring.coverage(owner, s.fingerprint, s.name); ok {
+		if rv, ok := st.ring.coverage(owner, st.fingerprint, s.name); ok {
 			if out == nil {
 				out = map[int]string{}
 			}
@@ -537,17 +567,23 @@ func (s *Source) releasableLocked() map[int]string {
 // announce tells the member, once, that the source has listed everything
 // it owns under the latest Change, from listedRV on.
 func (s *Source) announce() {
-	s.mu.Lock()
-	ring, fp, rv := s.ring, s.fingerprint, s.listedRV
-	ok := ring != nil && s.complete && s.announced != fp && s.listed != nil &&
-		len(minus(s.handed, s.listed.slices)) == 0
-	if ok {
-		s.announced = fp
-	}
-	s.mu.Unlock()
-	if ok {
+	if ring, fp, rv := s.toAnnounce(); ring != nil {
 		ring.listed(s, fp, rv)
 	}
+}
+
+// toAnnounce returns what announce tells, and to which handover; nil when
+// nothing.
+func (s *Source) toAnnounce() (ring *handover, fingerprint, rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.st
+	if st.ring == nil || !st.complete || st.announced == st.fingerprint || st.listed == nil ||
+		len(minus(st.handed, st.listed.slices)) > 0 {
+		return nil, "", ""
+	}
+	st.announced = st.fingerprint
+	return st.ring, st.fingerprint, st.listedRV
 }
 
 // intersect returns the elements of both a and b (increasing), increasing.

@@ -42,9 +42,8 @@ type localPages struct {
 	// retained are cached objects still to serve (copied as served),
 	// then gained the objects listed from the server.
 	retained, gained []runtime.Object
-	// rv and part are the list's.
-	rv   string
-	part *part
+	// rv is the list's resource version.
+	rv string
 }
 
 // ListWithContext lists the member's objects: the first page of a cycle
@@ -52,27 +51,20 @@ type localPages struct {
 // relist the source asked for is served from the informer's cache when
 // attached (see Attach).
 func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	p, err := s.wait(ctx)
-	if err != nil {
+	if err := s.wait(ctx); err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(opts.Continue, localPrefix) {
-		return s.localPage(opts)
+		return s.localPage(opts, nil)
 	}
-	if opts.Continue == "" {
+	first := opts.Continue == ""
+	if first {
 		done, err := s.startingCycle(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
-	}
-	s.mu.Lock()
-	if opts.Continue == "" {
-		s.pages = nil
-		local := s.local
-		s.local = false
-		s.mu.Unlock()
-		if local {
+		if s.takeLocal(true) {
 			list, err := s.localList(ctx, opts)
 			if err == nil {
 				return list, nil
@@ -81,13 +73,8 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 				s.log.V(1).Info("Relisting from the server: the cache cannot serve it", "err", err)
 			}
 		}
-		s.mu.Lock()
-		p = s.cur.Load()
-		s.startCycleLocked(p)
-	} else if s.cycle != nil {
-		p = s.cycle
 	}
-	s.mu.Unlock()
+	p := s.cyclePart(first)
 	if p.selector == "" {
 		// The member holds nothing: an empty list at the collection's
 		// current resource version (an empty selector would list all).
@@ -106,35 +93,71 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 	} else if err := s.checkList(list, p.selector, p.coarse, p.matcher); err != nil {
 		return nil, err
 	}
-	if la, err := meta.ListAccessor(list); err == nil && opts.Continue == "" {
-		s.mu.Lock()
-		if s.cycle == p {
-			s.cycleRV = la.GetResourceVersion() // taken once a watch opens from it
-		}
-		s.mu.Unlock()
+	if la, err := meta.ListAccessor(list); err == nil && first {
+		s.listedAt(p, la.GetResourceVersion())
 	}
 	return list, nil
 }
 
+// takeLocal reports whether the list cycle starting may be served from the
+// cache, which local says once. A paginated list's (list true) also ends
+// the local list in pages, and needs the template to build its own in.
+func (s *Source) takeLocal(list bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	local := s.st.local
+	s.st.local = false
+	if list {
+		s.st.pages = nil
+		local = local && s.st.template != nil
+	}
+	return local
+}
+
+// cyclePart returns the part a list from the server serves: the current
+// one, starting a cycle under it, for a first page or a streaming list
+// (start); the cycle's for a later page.
+func (s *Source) cyclePart(start bool) *part {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if start {
+		s.startCycleLocked(s.st.cur)
+	} else if s.st.cycle == nil {
+		return s.st.cur
+	}
+	return s.st.cycle
+}
+
+// listedAt notes rv, the resource version of the list of cycle p, unless
+// another cycle started since: taken once a watch opens from it.
+func (s *Source) listedAt(p *part, rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.cycle == p {
+		s.st.cycleRV = rv
+	}
+}
+
 // startCycleLocked notes that a list cycle under p begins: until the
 // reflector has taken it, the cache is known to hold only what both the
-// last cycle and this one hold. mu held.
+// last cycle and this one hold.
 func (s *Source) startCycleLocked(p *part) {
-	if s.listed != nil && !s.listed.same(p) {
-		s.listed = partOf(intersect(s.listed.slices, p.slices), s.listed.n, s.field)
+	st := &s.st
+	if st.listed != nil && !st.listed.same(p) {
+		st.listed = partOf(intersect(st.listed.slices, p.slices), st.listed.n, s.field)
 	}
-	s.cycle, s.cycleRV = p, ""
+	st.cycle, st.cycleRV = p, ""
 }
 
 // takenLocked notes that the reflector opens a plain watch from resource
-// version rv: if that is the cycle's list's, the reflector took the list.
-// mu held; announce after.
+// version rv: if that is the cycle's list's, the reflector took the list
+// (announce after).
 func (s *Source) takenLocked(rv string) bool {
-	if s.cycle == nil || s.cycleRV == "" || rv != s.cycleRV {
+	st := &s.st
+	if st.cycle == nil || st.cycleRV == "" || rv != st.cycleRV {
 		return false
 	}
-	s.listed, s.listedRV = s.cycle, s.cycleRV
-	s.cycleRV = ""
+	st.listed, st.listedRV, st.cycleRV = st.cycle, st.cycleRV, ""
 	return true
 }
 
@@ -150,18 +173,14 @@ func (s *Source) checkList(list runtime.Object, selector string, coarse bool, m 
 			// be missing, and no client filter can bring them back.
 			return fmt.Errorf("shard: the server applied the shard selector %q, not the one sent, %q", echoed, selector)
 		}
-		if s.serverFiltered.Swap(1) != 1 {
+		if s.serverFiltered(1) {
 			s.log.V(1).Info("The server applies shard selectors")
 		}
 		s.stats.serverFiltered.Add(1)
 		if !coarse {
 			return nil
 		}
-		dropped, err := filterList(list, m)
-		s.stats.droppedObjects.Add(int64(dropped))
-		return err
-	}
-	if s.serverFiltered.Swap(2) != 2 {
+	} else if s.serverFiltered(2) {
 		s.log.V(1).Info("The server ignored the shard selector (no ShardInfo in the list); filtering on the client")
 	}
 	dropped, err := filterList(list, m)
@@ -169,15 +188,25 @@ func (s *Source) checkList(list runtime.Object, selector string, coarse bool, m 
 	return err
 }
 
+// serverFiltered records v as st.serverFiltered and reports whether that
+// changed it.
+func (s *Source) serverFiltered(v int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := s.st.serverFiltered != v
+	s.st.serverFiltered = v
+	return changed
+}
+
 // streamed notes that the reflector took a streaming list of p at rv
 // (its end bookmark passed), and announces it.
 func (s *Source) streamed(p *part, rv string) {
+	defer s.announce()
 	s.mu.Lock()
-	if s.cycle == p {
-		s.listed, s.listedRV, s.cycleRV = p, rv, ""
+	defer s.mu.Unlock()
+	if s.st.cycle == p {
+		s.st.listed, s.st.listedRV, s.st.cycleRV = p, rv, ""
 	}
-	s.mu.Unlock()
-	s.announce()
 }
 
 // keepTemplate keeps an empty list of list's type, to build local lists
@@ -185,48 +214,44 @@ func (s *Source) streamed(p *part, rv string) {
 func (s *Source) keepTemplate(list runtime.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.template != nil {
+	if s.st.template != nil {
 		return
 	}
 	if u, ok := list.(*unstructured.UnstructuredList); ok {
 		t := &unstructured.UnstructuredList{Object: map[string]any{}}
 		t.SetAPIVersion(u.GetAPIVersion())
 		t.SetKind(u.GetKind())
-		s.template = t
+		s.st.template = t
 		return
 	}
 	if t := reflect.TypeOf(list); t.Kind() == reflect.Pointer {
 		if o, ok := reflect.New(t.Elem()).Interface().(runtime.Object); ok {
 			o.GetObjectKind().SetGroupVersionKind(list.GetObjectKind().GroupVersionKind())
-			s.template = o
+			s.st.template = o
 		}
 	}
 }
 
 // localList serves the first page of a relist from the cache (compose).
 func (s *Source) localList(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	s.mu.Lock()
-	tmpl := s.template
-	s.mu.Unlock()
-	if tmpl == nil {
-		return nil, errNoLocal
-	}
-	retained, gained, p, err := s.compose(ctx, opts.ResourceVersion)
+	retained, gained, _, err := s.compose(ctx, opts.ResourceVersion)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.pages = &localPages{retained: retained, gained: gained, rv: opts.ResourceVersion, part: p}
-	s.mu.Unlock()
-	return s.localPage(metav1.ListOptions{Limit: opts.Limit})
+	return s.localPage(metav1.ListOptions{Limit: opts.Limit},
+		&localPages{retained: retained, gained: gained, rv: opts.ResourceVersion})
 }
 
-// localPage serves the next page of the local list in progress.
-func (s *Source) localPage(opts metav1.ListOptions) (runtime.Object, error) {
+// localPage serves the next page of the local list in progress, or the
+// first of start (when set), which it begins.
+func (s *Source) localPage(opts metav1.ListOptions, start *localPages) (runtime.Object, error) {
 	s.mu.Lock()
-	lp, tmpl := s.pages, s.template
+	defer s.mu.Unlock()
+	if start != nil {
+		s.st.pages = start
+	}
+	lp := s.st.pages
 	if lp == nil || lp.token != opts.Continue {
-		s.mu.Unlock()
 		return nil, fmt.Errorf("shard: unknown continue token %q of a local list", opts.Continue)
 	}
 	n := len(lp.retained) + len(lp.gained)
@@ -247,10 +272,9 @@ func (s *Source) localPage(opts metav1.ListOptions) (runtime.Object, error) {
 	if more {
 		lp.token = localPrefix + strconv.Itoa(lp.served)
 	} else {
-		s.pages = nil
+		s.st.pages = nil
 	}
-	s.mu.Unlock()
-	list := tmpl.DeepCopyObject()
+	list := s.st.template.DeepCopyObject()
 	if err := meta.SetList(list, items); err != nil {
 		return nil, err
 	}
@@ -277,9 +301,7 @@ func (s *Source) compose(ctx context.Context, rv string) (retained, gained []run
 	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
 		return nil, nil, nil, errNoLocal // nothing to place the cache at
 	}
-	s.mu.Lock()
-	cache, listed := s.cache, s.listed
-	s.mu.Unlock()
+	cache, listed := s.cacheListed()
 	if cache == nil || listed == nil {
 		return nil, nil, nil, errNoLocal
 	}
@@ -289,23 +311,8 @@ func (s *Source) compose(ctx context.Context, rv string) (retained, gained []run
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("waiting for the cache to reach resource version %s: %w", rv, err)
 	}
-
-	s.mu.Lock()
-	var released, confirm []int
-	for sl, from := range s.releasableLocked() {
-		switch {
-		case rvAtLeast(rv, from) || s.caughtUp(from):
-			released = append(released, sl) // every change up to the new owner's list is in the cache
-		case s.confirmDue:
-			released = append(released, sl)
-			confirm = append(confirm, sl) // the watch did not catch up: ask the server
-		}
-	}
-	slices.Sort(released)
-	slices.Sort(confirm)
-	n := s.assignment.n
-	next = partOf(union(s.handed, minus(s.kept, released)), n, s.field)
-	s.mu.Unlock()
+	released, confirm, next := s.releasing(rv)
+	n := next.n
 	if listed.n != n {
 		return nil, nil, nil, errNoLocal
 	}
@@ -328,20 +335,7 @@ func (s *Source) compose(ctx context.Context, rv string) (retained, gained []run
 		}
 	}
 
-	s.mu.Lock()
-	s.kept = minus(s.kept, released)
-	cur := partOf(union(s.handed, s.kept), n, s.field)
-	if !cur.same(s.cur.Load()) {
-		s.cur.Store(cur)
-	}
-	s.startCycleLocked(next)
-	s.cycleRV = rv
-	if len(confirm) > 0 {
-		s.confirmDue = false
-	}
-	again := s.releaseLocked() // re-arms the wait for what is still kept
-	s.mu.Unlock()
-	if again {
+	if s.composed(next, released, len(confirm) > 0, rv) {
 		defer s.requestRelist()
 	}
 	s.stats.localRelists.Add(1)
@@ -349,6 +343,53 @@ func (s *Source) compose(ctx context.Context, rv string) (retained, gained []run
 		s.log.V(2).Info("Handed slices over", "released", len(released), "confirmed", len(confirm))
 	}
 	return retained, gained, next, nil
+}
+
+// cacheListed returns st.cache and st.listed.
+func (s *Source) cacheListed() (cacheView, *part) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.cache, s.st.listed
+}
+
+// releasing returns which kept slices a relist from the cache at rv
+// releases, increasing, which of those it must confirm with the server
+// (the watch did not catch up with their new owner's list), and the part
+// it serves then.
+func (s *Source) releasing(rv string) (released, confirm []int, next *part) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sl, from := range s.releasableLocked() {
+		switch {
+		case rvAtLeast(rv, from) || s.caughtUpLocked(from):
+			released = append(released, sl) // every change up to the new owner's list is in the cache
+		case s.st.confirmDue:
+			released = append(released, sl)
+			confirm = append(confirm, sl)
+		}
+	}
+	slices.Sort(released)
+	slices.Sort(confirm)
+	return released, confirm, partOf(union(s.st.handed, minus(s.st.kept, released)), s.st.assignment.n, s.field)
+}
+
+// composed notes that a relist from the cache at rv under next, which
+// released slices released (having confirmed them: confirmed), is served;
+// it reports whether the slices still kept call for another relist.
+func (s *Source) composed(next *part, released []int, confirmed bool, rv string) (again bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.st
+	st.kept = minus(st.kept, released)
+	if cur := partOf(union(st.handed, st.kept), st.assignment.n, s.field); !cur.same(st.cur) {
+		st.cur = cur
+	}
+	s.startCycleLocked(next)
+	st.cycleRV = rv
+	if confirmed {
+		st.confirmDue = false
+	}
+	return s.releaseLocked() // re-arms the wait for what is still kept
 }
 
 // confirmGone lists slices ss (handed over, of n) from the server as they are

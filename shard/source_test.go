@@ -410,7 +410,7 @@ func TestSourceCycleNotTakenIsNotListed(t *testing.T) {
 	relists := 0
 	s.RelistWith(func() { relists++ })
 	c := &stubCache{}
-	s.cache = c
+	s.st.cache = c
 	two := MustAssign([]string{"a", "b"}, Options{Slices: 16})
 	s.Update(changeFor(two, "a"))
 	list, err := s.ListWithContext(t.Context(), metav1.ListOptions{})

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -21,9 +22,11 @@ import (
 // (RelistWith, Attach), a watch after a Change fails with 410 Gone: the
 // list is stale.
 func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	if _, err := s.wait(ctx); err != nil {
+	if err := s.wait(ctx); err != nil {
 		return nil, err
 	}
+	var p *part
+	var prefix []watch.Event
 	streaming := ptr.Deref(opts.SendInitialEvents, false)
 	if streaming {
 		done, err := s.startingCycle(ctx)
@@ -31,16 +34,7 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 			return nil, err
 		}
 		defer done()
-	}
-	var prefix []watch.Event
-	s.mu.Lock()
-	p := s.listed
-	if streaming {
-		local := s.local
-		s.local = false
-		s.mu.Unlock()
-		var err error
-		if local {
+		if s.takeLocal(false) {
 			if p, prefix, err = s.localStream(ctx, opts.ResourceVersion); err == nil {
 				// The initial events come from the cache: watch from its
 				// resource version on.
@@ -49,34 +43,20 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 				s.log.V(1).Info("Relisting from the server: the cache cannot serve it", "err", err)
 			}
 		}
-		s.mu.Lock()
 		if prefix == nil {
-			p = s.cur.Load()
-			s.startCycleLocked(p)
+			p = s.cyclePart(true)
 		}
 	} else {
-		// A watch the reflector abandoned (its context ended) before a
-		// later cycle started may open only now, from a resource version
-		// that cycle's list shares: it says nothing of what was taken.
-		if ctx.Err() == nil && s.takenLocked(opts.ResourceVersion) {
-			p = s.listed
+		var taken bool
+		var err error
+		p, taken, err = s.watchPart(ctx.Err() == nil, opts.ResourceVersion)
+		if taken {
 			defer s.announce()
 		}
-		cur := s.cur.Load()
-		if s.relist.Load() == nil {
-			if s.cycle != nil && !s.cycle.same(cur) {
-				s.mu.Unlock()
-				return nil, apierrors.NewResourceExpired("the shard assignment changed since the last list")
-			}
-			p = cur
-		}
-		for _, q := range []*part{s.cycle, cur} {
-			if p == nil {
-				p = q // no list complete (yet): the list's, or the current part
-			}
+		if err != nil {
+			return nil, err
 		}
 	}
-	s.mu.Unlock()
 	opts.ShardSelector = p.selector
 	if p.selector == "" {
 		// The member holds nothing, and an empty selector would watch
@@ -96,16 +76,46 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	if streaming {
 		w.onSynced = func(rv string) { s.streamed(p, rv) }
 	}
-	s.mu.Lock()
-	if s.relist.Load() == nil && !p.same(s.cur.Load()) { // an Update slipped in while the watch opened
-		s.mu.Unlock()
-		w.expire()
-		return w, nil
+	if s.register(w, p) {
+		w.start()
+	} else {
+		w.expire() // an Update slipped in while the watch opened
 	}
-	s.open[w] = struct{}{}
-	s.mu.Unlock()
-	w.start()
 	return w, nil
+}
+
+// watchPart returns the part a plain watch from resource version rv
+// serves: the cache's, or without a relist function the current one (410
+// Gone when the last list's was another). taken says the watch shows that
+// the reflector took the cycle's list (announce after); live is false for
+// a watch the reflector abandoned (its context ended) before a later
+// cycle started, which may open only now, from a resource version that
+// cycle's list shares: it says nothing of what was taken.
+func (s *Source) watchPart(live bool, rv string) (p *part, taken bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.st
+	taken = live && s.takenLocked(rv)
+	p = st.listed
+	if st.relist == nil {
+		if st.cycle != nil && !st.cycle.same(st.cur) {
+			return nil, taken, apierrors.NewResourceExpired("the shard assignment changed since the last list")
+		}
+		p = st.cur
+	}
+	return cmp.Or(p, st.cycle, st.cur), taken, nil // no list complete (yet): the list's, or the current part
+}
+
+// register adds w to the open watches, unless, without a relist function,
+// the current part is no longer p: w must then expire.
+func (s *Source) register(w *filteredWatch, p *part) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.relist == nil && !p.same(s.st.cur) {
+		return false
+	}
+	s.st.open[w] = struct{}{}
+	return true
 }
 
 // localStream serves a streaming relist from the cache (compose): the
@@ -132,15 +142,15 @@ func (s *Source) localStream(ctx context.Context, rv string) (*part, []watch.Eve
 // must come from the server, not from the cache.
 func (s *Source) watchFailed() {
 	s.mu.Lock()
-	s.local = false
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.st.local = false
 }
 
 // forget drops an ended watch from the open ones.
 func (s *Source) forget(w *filteredWatch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.open, w)
+	delete(s.st.open, w)
 }
 
 // filteredWatch passes on the events of an inner watch whose objects the
