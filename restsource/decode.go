@@ -40,6 +40,7 @@ type objectDecoder[T runtime.Object] struct {
 	proj       *projector       // Options.ProjectionOf: T's protobuf decoder
 	keepKind   bool             // objects keep their apiVersion and kind (unstructured, kinds.go)
 	anyKind    bool             // objects of any kind of gvk's group version (kinds.go)
+	typed      bool             // neither metadata-only nor unstructured: lists default their kind (kinds.go)
 	typeMeta   *metav1.TypeMeta // if set, every object's TypeMeta (metadata-only, kinds.go)
 }
 
@@ -63,7 +64,7 @@ func newObjectDecoder[T runtime.Object](opts Options, newObj func() T) (*objectD
 		return nil, err
 	}
 	d := &objectDecoder[T]{newObj: newObj, goType: reflect.TypeOf(newObj()), gvk: gvk, apiVersion: gvk.GroupVersion().String(), listKind: gvk.Kind + "List",
-		keepKind: keepsKind(newObj()), anyKind: anyKind(opts, newObj()), typeMeta: typeMetaOf(opts, newObj())}
+		keepKind: keepsKind(newObj()), anyKind: anyKind(opts, newObj()), typed: typedKind(newObj()), typeMeta: typeMetaOf(opts, newObj())}
 	_, d.fast = any(d.newObj()).(unmarshaler)
 	if opts.ProjectionOf != nil {
 		plan, err := planProjection(d.goType, opts.ProjectionOf)

@@ -101,13 +101,55 @@ func anyKind(opts Options, example runtime.Object) bool {
 	return ok && opts.GroupVersionKind.Kind == ""
 }
 
-// listKindOK says whether a list of kind and apiVersion is a list of the
-// decoder's objects.
-func (d *objectDecoder[T]) listKindOK(kind, apiVersion []byte) bool {
-	if string(apiVersion) != d.apiVersion {
+// typedKind says whether a Source of example's type decodes as
+// client-go's typed clients do, into a Go type of the scheme: neither
+// metadata-only nor unstructured.
+func typedKind(example runtime.Object) bool {
+	switch example.(type) {
+	case *metav1.PartialObjectMetadata, *unstructured.Unstructured:
 		return false
 	}
-	if d.anyKind {
+	return true
+}
+
+// listTypeMeta returns the kind and apiVersion of a list whose body says
+// kind and apiVersion, filling in what client-go's clients fill in: a
+// typed client decodes into the list it expects, so a missing kind or
+// apiVersion is the Source's (a test server's "{}" is an empty list); the
+// dynamic client takes a list with a kind and no apiVersion. The metadata
+// and dynamic clients refuse a list without a kind, and so does a Source
+// of theirs (the caller reports the kind missing).
+func (d *objectDecoder[T]) listTypeMeta(kind, apiVersion []byte) ([]byte, []byte) {
+	switch {
+	case d.typed && len(kind) == 0:
+		kind = []byte(d.listKind)
+	case !d.keepKind && !d.typed || len(kind) == 0:
+		return kind, apiVersion
+	}
+	if len(apiVersion) == 0 {
+		apiVersion = []byte(d.apiVersion)
+	}
+	return kind, apiVersion
+}
+
+// listKindOK says whether a list of kind and apiVersion is a list of the
+// Source's objects. A metadata-only Source takes a list of any kind (a
+// server that cannot give PartialObjectMetadataList answers with the
+// objects; each item's metadata is all that is read of it), as client-go's
+// metadata client does. A typed Source refuses a list of another kind,
+// which client-go's typed clients take as an empty list (an informer
+// would drop every object it holds), and an unstructured one a list of
+// another group version, which the dynamic client takes. A Status is no
+// list.
+func (d *objectDecoder[T]) listKindOK(kind, apiVersion []byte) bool {
+	switch {
+	case string(kind) == "Status":
+		return false
+	case !d.typed && !d.keepKind:
+		return len(kind) > 0 && len(apiVersion) > 0
+	case string(apiVersion) != d.apiVersion:
+		return false
+	case d.anyKind:
 		return len(kind) > len("List") && strings.HasSuffix(string(kind), "List")
 	}
 	return string(kind) == d.listKind

@@ -28,6 +28,7 @@ func (s *source[T]) protobufList(body []byte) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	u.kind, u.apiVersion = d.listTypeMeta(u.kind, u.apiVersion)
 	switch {
 	case string(u.kind) == "Status" && string(u.apiVersion) == statusAPIVersion:
 		st := &metav1.Status{}
@@ -62,6 +63,7 @@ func (s *source[T]) jsonList(body []byte) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.kind, l.apiVersion = d.listTypeMeta(l.kind, l.apiVersion)
 	switch {
 	case len(l.kind) == 0:
 		return nil, fmt.Errorf("object 'Kind' is missing in %s", truncate(body))

@@ -362,6 +362,7 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 	if err != nil {
 		return nil, true, err
 	}
+	l.kind, l.apiVersion = d.listTypeMeta(l.kind, l.apiVersion)
 	switch {
 	case len(l.kind) == 0:
 		return nil, true, fmt.Errorf("object 'Kind' is missing in %s", truncate(other))

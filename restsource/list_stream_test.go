@@ -87,15 +87,13 @@ func TestListStreamEqualsWhole(t *testing.T) {
 	}
 }
 
-// TestListStreamErrors: a Status, a list of another kind or without one,
-// a bad item and trailing garbage fail as the whole-body decoding fails
+// TestListStreamErrors: a Status, a list of another kind, a bad item and trailing garbage fail as the whole-body decoding fails
 // (a Status as the same API error).
 func TestListStreamErrors(t *testing.T) {
 	src := listSource(t, Options{})
 	for _, body := range []string{
 		`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}`,
 		`{"kind":"ConfigMapList","apiVersion":"v1","items":[]}`,
-		`{"apiVersion":"v1","items":[]}`,
 		`{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":1}}]}`,
 		`{"kind":"PodList","apiVersion":"v1","items":[]} x`,
 	} {
@@ -103,6 +101,13 @@ func TestListStreamErrors(t *testing.T) {
 		if serr == nil || werr == nil || apierrors.ReasonForError(serr) != apierrors.ReasonForError(werr) {
 			t.Errorf("%s:\nstream: %v\nwhole:  %v", body, serr, werr)
 		}
+	}
+	// A typed list without a kind is the Source's list, read either way
+	// (TestListTypeMetaLikeClientGo).
+	body := `{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}]}`
+	stream, whole, serr, werr := streamAndWhole(src, []byte(body))
+	if serr != nil || werr != nil || !reflect.DeepEqual(stream, whole) {
+		t.Errorf("%s:\nstream: %v %v\nwhole:  %v %v", body, stream, serr, whole, werr)
 	}
 }
 
