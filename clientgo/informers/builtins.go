@@ -117,10 +117,14 @@ func (f *sharedInformerFactory) source(b *builtin) (cache.ListerWatcher, error) 
 	if nilcheck.Is(rc) {
 		return gvrfactory.Source(b.clientset(f.client, namespace), f.tweakListOptions, f.client), nil
 	}
-	return b.typ.New(f.memory.Source(restsource.Options{
+	lw, err := b.typ.New(f.memory.Source(restsource.Options{
 		Client:           rc,
 		Resource:         b.gvr.Resource,
 		Namespace:        namespace,
 		TweakListOptions: f.tweakListOptions,
 	}))
+	if err != nil {
+		return nil, err
+	}
+	return gvrfactory.WatchListOf(lw, f.client), nil
 }

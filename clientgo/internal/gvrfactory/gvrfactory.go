@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/informer/factory"
@@ -137,7 +138,7 @@ func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, erro
 	if rest != nil {
 		src, err := restsource(rest)
 		if err == nil {
-			return src
+			return WatchListOf(src, client)
 		}
 		klog.Background().Error(err, "building the restsource Source; the informer lists and watches through the client")
 	}
@@ -145,4 +146,21 @@ func ListerWatcher(rest *REST, restsource func(*REST) (cache.ListerWatcher, erro
 		return NoClient()
 	}
 	return viaClient()
+}
+
+// WatchListOf is lw, saying that it cannot serve streaming lists when
+// client says so (client-go's optional IsWatchListSemanticsUnSupported,
+// which client-go's fake clients and kube-controller-manager's test
+// wrappers of real clients implement): a lister-watcher that talks to the
+// client's server directly must honour what the client declares of that
+// server, as client-go's informers over the client do.
+func WatchListOf(lw cache.ListerWatcher, client any) cache.ListerWatcher {
+	if !watchlist.DoesClientNotSupportWatchListSemantics(client) {
+		return lw
+	}
+	lwc := cache.ToListerWatcherWithContext(lw)
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc:  lwc.ListWithContext,
+		WatchFuncWithContext: lwc.WatchWithContext,
+	}, client)
 }
