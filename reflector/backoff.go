@@ -26,6 +26,9 @@ import (
 //	ResetAfter   2m          never
 //	Slow         Max         (not used)
 //
+// The clientgo/ drop-ins set Slow negative: client-go's reflector retries
+// 401, 403 and 404 on the same schedule as any failure.
+//
 // The reflector's are client-go's reflector defaults: an informer is one of
 // many (every controller, every replica) that fail together when an API
 // server restarts, so full jitter spreads their relists, and a quiet 2m
@@ -53,13 +56,16 @@ type Backoff struct {
 	// RetryWatcher's, zero, means never.
 	ResetAfter time.Duration
 	// Slow is the minimum delay after 401, 403 and 404, which do not clear
-	// by themselves quickly (reflector only).
+	// by themselves quickly (reflector only). Zero takes the default (Max);
+	// negative means none: those failures back off as any other, as in
+	// client-go's reflector (the clientgo/ drop-ins' setting).
 	Slow time.Duration
 }
 
 // WithDefaults returns b with the fields it leaves unset taken from def:
-// Initial, Max, ResetAfter and Slow when zero or negative, Factor when
-// below 1, Jitter when zero (a negative Jitter becomes 0: none).
+// Initial, Max and ResetAfter when zero or negative, Factor when below 1,
+// Jitter and Slow when zero (a negative Jitter becomes 0: none; a negative
+// Slow stays, for the reflector's defaults to read as none).
 func (b Backoff) WithDefaults(def Backoff) Backoff {
 	if b.Initial <= 0 {
 		b.Initial = def.Initial
@@ -79,7 +85,7 @@ func (b Backoff) WithDefaults(def Backoff) Backoff {
 	if b.ResetAfter <= 0 {
 		b.ResetAfter = def.ResetAfter
 	}
-	if b.Slow <= 0 {
+	if b.Slow == 0 {
 		b.Slow = def.Slow
 	}
 	return b
@@ -125,14 +131,17 @@ var defaultBackoff = Backoff{
 }
 
 // withDefaults applies the reflector's defaults: defaultBackoff, Max at
-// least Initial, and Slow defaulting to Max.
+// least Initial, and Slow defaulting to Max (negative: none, 0).
 func (b Backoff) withDefaults() Backoff {
 	b = b.WithDefaults(defaultBackoff)
 	if b.Max < b.Initial {
 		b.Max = b.Initial
 	}
-	if b.Slow <= 0 {
+	switch {
+	case b.Slow == 0:
 		b.Slow = b.Max
+	case b.Slow < 0:
+		b.Slow = 0
 	}
 	return b
 }

@@ -95,4 +95,10 @@ func TestBackoffPolicy(t *testing.T) {
 	if got2 != want2 {
 		t.Errorf("WithDefaults = %+v, want %+v", got2, want2)
 	}
+	if got := (Backoff{Slow: -1}).withDefaults().Slow; got != 0 {
+		t.Errorf("a negative Slow gives %v, want none", got)
+	}
+	if got := (Backoff{Max: time.Minute}).withDefaults().Slow; got != time.Minute {
+		t.Errorf("a zero Slow gives %v, want Max", got)
+	}
 }

@@ -82,6 +82,14 @@ type Reflector struct {
 	engine *reflector.Reflector[store.Object]
 }
 
+// clientGoBackoff is the drop-ins' backoff: the reflector's defaults
+// (client-go's), with 401, 403 and 404 retried on the same schedule as any
+// failure, as client-go's reflector retries them, rather than no sooner
+// than listwatch's Backoff.Slow. A test that serves a 404 and then the
+// list (kube-controller-manager's garbage collector's) syncs as soon as
+// with client-go.
+var clientGoBackoff = reflector.Backoff{Slow: -1}
+
 // packageDir is this package's source directory, which a reflector's
 // default name skips (client-go's skips its own) to name the caller.
 var packageDir = func() string {
@@ -144,8 +152,9 @@ func NewReflectorWithOptions(lw cache.ListerWatcher, expectedType interface{}, s
 	if options.MinWatchTimeout > 5*time.Minute {
 		r.minWatchTimeout = options.MinWatchTimeout
 	}
+	r.backoff = clientGoBackoff
 	if b := options.Backoff; b != nil {
-		r.backoff = reflector.Backoff{Initial: b.Duration, Max: b.Cap, Factor: b.Factor, Jitter: b.Jitter}
+		r.backoff = reflector.Backoff{Initial: b.Duration, Max: b.Cap, Factor: b.Factor, Jitter: b.Jitter, Slow: clientGoBackoff.Slow}
 		if b.Jitter <= 0 {
 			r.backoff.Jitter = -1 // client-go's 0 means none; the engine's means its default
 		}

@@ -328,3 +328,29 @@ func TestReflectorHonoursWatchListClient(t *testing.T) {
 		})
 	}
 }
+
+// A 404 is retried on the schedule of any failure (800 ms, then doubling,
+// with jitter), as client-go's reflector retries it, not after listwatch's
+// Backoff.Slow: kube-controller-manager's garbage collector test serves a
+// 404 and then the list, and waits for the informer as long as client-go
+// takes.
+func TestInformerRetriesNotFoundLikeClientGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		srv := fake.NewTestServer(t, fake.Options{})
+		srv.Create(ctx, newCM("a"))
+		if err := srv.FailNext(fake.Failure{Kind: fake.NotFound, Times: 2}); err != nil {
+			t.Fatal(err)
+		}
+		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
+		start := time.Now()
+		go inf.RunWithContext(ctx)
+		for !inf.HasSynced() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		// The first retry waits 800 ms plus up to as much again of jitter.
+		if took := time.Since(start); took > 1700*time.Millisecond {
+			t.Fatalf("synced %v after a 404, want within client-go's first backoff (1.6 s)", took)
+		}
+	})
+}
