@@ -265,6 +265,12 @@ func (inf *Informer[T]) key(obj T) (string, error) {
 	return store.NamespacedKey(obj)
 }
 
+// sameVersion says whether a and b are one version of an object: equal
+// resource versions, not empty. An empty one says nothing (an object added
+// to the cache by hand, a fake client that sets none), so a listed object
+// without one replaces the cached one, as client-go's relist replaces
+// every object.
 func sameVersion[T store.Object](a, b T) bool {
-	return a.GetResourceVersion() == b.GetResourceVersion()
+	rv := a.GetResourceVersion()
+	return rv != "" && rv == b.GetResourceVersion()
 }
