@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
@@ -97,7 +98,7 @@ func BenchmarkAPIServerLatency(b *testing.B) {
 
 // apiserverPod is the corpus pod made creatable: no server-set fields.
 func apiserverPod(i int) *corev1.Pod {
-	p := makePod(i, false)
+	p := objects.RealisticPod(i, objects.PlainPod)
 	p.Namespace, p.Name, p.GenerateName = "bench", "pod-"+strconv.Itoa(i)+"-"+strconv.FormatInt(time.Now().UnixNano(), 36), ""
 	p.UID, p.ResourceVersion, p.CreationTimestamp = "", "", metav1.Time{}
 	p.OwnerReferences = nil

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 )
 
 // feedLW is a pre-decoded source shared by both libraries: List serves
@@ -71,7 +72,7 @@ func (f *feedLW) List(opts metav1.ListOptions) (runtime.Object, error) {
 	if opts.Limit > 0 && from+int(opts.Limit) < to && !f.unpaged {
 		to = from + int(opts.Limit)
 		l.Continue = strconv.Itoa(to)
-		l.RemainingItemCount = ptr(int64(len(items) - to))
+		l.RemainingItemCount = ptr.To(int64(len(items) - to))
 	}
 	l.Items = items[from:to:to]
 	return l, nil

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/restsource"
 	"github.com/listwatch/listwatch/store"
@@ -24,55 +24,15 @@ import (
 // memoryPods is the size of the memory benchmark's cache.
 const memoryPods = 10_000
 
-// memoryPod is makePod's pod as a real kube-apiserver serves a Deployment's
-// pod after a few controllers have touched it: 2 to 4 containers (with
-// their statuses) and 3 to 6 managedFields entries.
-func memoryPod(i int) *corev1.Pod {
-	p := makePod(i, true)
-	app := p.Labels["app"]
-	for c := 1; c < 2+i%3; c++ {
-		name := []string{"", "sidecar", "proxy", "exporter"}[c]
-		ctr := p.Spec.Containers[0]
-		ctr.Name, ctr.Image = name, "registry.example.com/shop/"+app+"-"+name+":1.4.2"
-		ctr.Ports = []corev1.ContainerPort{{Name: "http-" + name, ContainerPort: int32(8080 + c), Protocol: corev1.ProtocolTCP}}
-		p.Spec.Containers = append(p.Spec.Containers, ctr)
-		st := p.Status.ContainerStatuses[0]
-		st.Name, st.Image = name, ctr.Image
-		st.ContainerID = "containerd://" + pad12(i) + strconv.Itoa(c) + "f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6"
-		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, st)
-	}
-	extra := []metav1.ManagedFieldsEntry{
-		{Manager: "kube-scheduler", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
-			FieldsType: "FieldsV1", Subresource: "status",
-			FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"PodScheduled\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}}}}`)},
-		{Manager: "istio-sidecar-injector", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
-			FieldsType: "FieldsV1",
-			FieldsV1:   metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:prometheus.io/port":{},"f:prometheus.io/scrape":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"proxy\"}":{".":{},"f:args":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{},"f:resources":{}}}}}`)},
-		{Manager: "kubectl-rollout", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created,
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}`)},
-		{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1", Time: &created,
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:app.kubernetes.io/instance":{},"f:app.kubernetes.io/part-of":{}}}}`)},
-	}
-	p.ManagedFields = append(p.ManagedFields, extra[:1+i%4]...)
-	return p
-}
-
-func TestMemoryPod(t *testing.T) {
-	for i := range 12 {
-		p := memoryPod(i)
-		if c, m := len(p.Spec.Containers), len(p.ManagedFields); c < 2 || c > 4 || m < 3 || m > 6 || len(p.Status.ContainerStatuses) != c {
-			t.Fatalf("pod %d: %d containers, %d managedFields entries; want 2..4 and 3..6", i, c, m)
-		}
-	}
-}
-
-// memoryCorpus is memoryPods pods (as a list holds them) and, as watch
-// events, three later versions of each (nextVersion: new resourceVersion,
-// one more label).
+// memoryCorpus is memoryPods pods (objects.RealisticPod of
+// objects.MixedShape: as a real kube-apiserver serves a Deployment's pods
+// after a few controllers have touched them), as a list holds them, and,
+// as watch events, three later versions of each (nextVersion: new
+// resourceVersion, one more label).
 var memoryCorpus = sync.OnceValues(func() ([]corev1.Pod, []watch.Event) {
 	items := make([]corev1.Pod, memoryPods)
 	for i := range items {
-		items[i] = *memoryPod(i)
+		items[i] = *objects.RealisticPod(i, objects.MixedShape(i))
 	}
 	events := make([]watch.Event, 0, 3*memoryPods)
 	for g := 1; g <= 3; g++ {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -225,7 +226,7 @@ func (s *podServer) page(ct string, limit, from int) []byte {
 			l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: s.items[off:to]}
 			if to < len(s.items) {
 				l.Continue = strconv.Itoa(to)
-				l.RemainingItemCount = ptr(int64(len(s.items) - to))
+				l.RemainingItemCount = ptr.To(int64(len(s.items) - to))
 			}
 			s.pages[ct+"|"+strconv.Itoa(limit)+"|"+strconv.Itoa(off)] = s.codecs[ct].encode(l)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	lwcrcache "github.com/listwatch/listwatch/crcache"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -107,7 +108,7 @@ func startControllerRuntime(newCache crcache.NewCacheFunc, transform func() cach
 			Scheme: sch,
 			NewInformer: func(lw cache.ListerWatcher, obj kruntime.Object, resync time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
 				if env.paged {
-					lw = noStreamLW{lw}
+					lw = objects.NoWatchList(lw)
 				}
 				return newInformer(lw, obj, resync, indexers)
 			},

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // The real-server memory benchmark's pods (BenchmarkRealMemory), written
@@ -151,13 +152,13 @@ func realPod(tp realTemplate, rep, i int) *corev1.Pod {
 			Namespace: tp.ns, Name: rsName + "-" + randomName(r, "bcdfghjklmnpqrstvwxz2456789", 5), GenerateName: rsName + "-",
 			Labels: labels, Annotations: annotations,
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rsName, UID: tp.rsUID,
-				Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 		},
 		Spec: corev1.PodSpec{
 			NodeName:           node,
 			ServiceAccountName: "default",
-			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(10001)),
-				FSGroup: ptr(int64(10001)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(10001)),
+				FSGroup: ptr.To(int64(10001)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 			Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 				PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100,
 					PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: "kubernetes.io/hostname",
@@ -199,7 +200,7 @@ func realPod(tp realTemplate, rep, i int) *corev1.Pod {
 func realNodes(i int) int { return max(10, (i+realPodsPerNode)/realPodsPerNode) }
 
 func realContainerSecurity() *corev1.SecurityContext {
-	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
+	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
 		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
 }
 
@@ -299,19 +300,19 @@ func realPodStatus(p *corev1.Pod, i int, now time.Time) corev1.PodStatus {
 		cs := corev1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: c.Image + "@sha256:" + fmt.Sprintf("%016x", rand.New(rand.NewPCG(uint64(len(c.Image)), uint64(c.Image[len(c.Image)-1]))).Uint64()) + "3c1f2e4d5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b",
 			ContainerID: "containerd://" + fmt.Sprintf("%016x%016x%016x%016x", r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()),
-			Ready:       true, Started: ptr(true),
+			Ready:       true, Started: ptr.To(true),
 			State:     corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: at(started)}},
 			Resources: &corev1.ResourceRequirements{Requests: c.Resources.Requests, Limits: c.Resources.Limits},
 		}
 		for _, m := range c.VolumeMounts {
 			cs.VolumeMounts = append(cs.VolumeMounts, corev1.VolumeMountStatus{Name: m.Name, MountPath: m.MountPath, ReadOnly: m.ReadOnly,
-				RecursiveReadOnly: ptr(corev1.RecursiveReadOnlyDisabled)})
+				RecursiveReadOnly: ptr.To(corev1.RecursiveReadOnlyDisabled)})
 		}
 		return cs
 	}
 	for _, c := range p.Spec.InitContainers {
 		cs := status(c, 2)
-		cs.Ready, cs.Started = false, ptr(false)
+		cs.Ready, cs.Started = false, ptr.To(false)
 		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
 			StartedAt: at(2), FinishedAt: at(3), ContainerID: cs.ContainerID}}
 		st.InitContainerStatuses = append(st.InitContainerStatuses, cs)

@@ -16,6 +16,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/restsource"
 	"github.com/listwatch/listwatch/store"
@@ -145,7 +146,7 @@ func startClientGo(ctx context.Context, env realEnv) (*realRun, error) {
 	}
 	lw, example := clientsetLW(cs, env.kind, env.selector)
 	if env.paged {
-		lw = noStreamLW{lw}
+		lw = objects.NoWatchList(lw)
 	}
 	inf := cache.NewSharedIndexInformer(lw, example, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -27,10 +29,10 @@ func makeConfigMap(i int) corev1.ConfigMap {
 	return corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: "ns-" + strconv.Itoa(i%corpusNamespace), Name: app + "-config-" + strconv.Itoa(i),
-			UID: types.UID("5c1d2e3f-0000-4000-8000-" + pad12(i)), ResourceVersion: strconv.Itoa(1000 + i), CreationTimestamp: created,
+			UID: types.UID(fmt.Sprintf("5c1d2e3f-0000-4000-8000-%012d", i)), ResourceVersion: strconv.Itoa(1000 + i), CreationTimestamp: objects.Created,
 			Labels: map[string]string{"app": app, "app.kubernetes.io/managed-by": "Helm", "release": app + "-prod"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "helm", Operation: metav1.ManagedFieldsOperationUpdate,
-				APIVersion: "v1", Time: &created, FieldsType: "FieldsV1",
+				APIVersion: "v1", Time: &objects.Created, FieldsType: "FieldsV1",
 				FieldsV1: metav1.NewFieldsV1(`{"f:data":{".":{},"f:LOG_LEVEL":{},"f:PORT":{},"f:config.yaml":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:app.kubernetes.io/managed-by":{},"f:release":{}}}}`)}},
 		},
 		Data: map[string]string{"LOG_LEVEL": "info", "PORT": strconv.Itoa(8000 + i%1000),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/restsource"
 )
 
@@ -86,8 +87,8 @@ var scaleKinds = []scaleKind{
 //     deep-copies every page it serves, so each informer owns its objects
 //     as if it had decoded them; neither library decodes. This measures the
 //     informers themselves at up to 1M objects.
-//   - pods: memoryPod (BenchmarkMemory's realistic pods, 2-4 containers,
-//     3-6 managedFields entries) served as protobuf by the httptest
+//   - pods: BenchmarkMemory's realistic pods (objects.MixedShape: 2-4
+//     containers, 3-6 managedFields entries) served as protobuf by the httptest
 //     apiserver (podServer); listwatch decodes with restsource and
 //     BenchmarkMemory's recommended options (StripManagedFields, an
 //     Interner, ShareResourceLists), client-go with its clientset. Each
@@ -347,7 +348,7 @@ func podSource(b *testing.B, n int) *scaleSource {
 	return cachedSource("pods/"+strconv.Itoa(n), func() *scaleSource {
 		items, next := make([]corev1.Pod, n), make([]corev1.Pod, n)
 		for i := range items {
-			items[i] = *memoryPod(i)
+			items[i] = *objects.RealisticPod(i, objects.MixedShape(i))
 			next[i] = *nextVersion(&items[i], 1)
 		}
 		srvs := [2]*podServer{podServerFor(b, items), podServerFor(b, next)}

@@ -13,6 +13,7 @@ import (
 
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -123,7 +124,7 @@ func start(b testing.TB, lib string, s setup) *running {
 	case "client-go", "listwatch-dropin":
 		lw := s.lw
 		if s.paged {
-			lw = noStreamLW{lw}
+			lw = objects.NoWatchList(lw)
 		}
 		newInformer := cache.NewSharedIndexInformer
 		if lib == "listwatch-dropin" {
@@ -182,9 +183,3 @@ func mustList(idx cache.Indexer, ns string) []*corev1.Pod {
 	_ = cache.ListAllByNamespace(idx, ns, labels.Everything(), func(o any) { out = append(out, o.(*corev1.Pod)) })
 	return out
 }
-
-// noStreamLW declares that the source does not support streaming lists,
-// so that client-go's reflector lists in pages.
-type noStreamLW struct{ cache.ListerWatcher }
-
-func (noStreamLW) IsWatchListSemanticsUnSupported() bool { return true }

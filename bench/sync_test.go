@@ -8,12 +8,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // syncCorpus is the input of scenarios 3 and 4: steadyPods pods as a list
 // (values, as a decoded PodList holds them) and, for the relist, the next
 // version of each (new resourceVersion and one changed label, as values).
-// The pods are the shared corpus's (makePod), but built on their own: these
+// The pods are the shared corpus's (objects.PlainPod), but built on their own: these
 // benchmarks then run on a ~0.5 GB base heap instead of the shared
 // corpus's ~1.6 GB, so that each forced collection of liveProbe takes about
 // a third of a second rather than a second.
@@ -21,7 +23,7 @@ var syncCorpus = sync.OnceValue(func() [2][]corev1.Pod {
 	var c [2][]corev1.Pod
 	c[0], c[1] = make([]corev1.Pod, steadyPods), make([]corev1.Pod, steadyPods)
 	for i := range c[0] {
-		c[0][i] = *makePod(i, false)
+		c[0][i] = *objects.RealisticPod(i, objects.PlainPod)
 		c[1][i] = c[0][i]
 		p := &c[1][i]
 		p.ResourceVersion = strconv.Itoa(1_000_000 + atoi(p.ResourceVersion))

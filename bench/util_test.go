@@ -18,13 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 )
-
-func intstrPort(p int) intstr.IntOrString { return intstr.FromInt(p) }
 
 // cpuTime is the process's user+sys CPU time: every goroutine of every
 // pipeline stage, and the garbage collector.
