@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -32,7 +33,7 @@ func TestAtomicRelistsReadersNeverSeeAMix(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
 				for i := range n {
 					for _, p := range []string{"a", "b"} {
-						if _, err := srv.Create(t.Context(), newCM(fmt.Sprintf("%s%d", p, i))); err != nil {
+						if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", fmt.Sprintf("%s%d", p, i), objects.Data("v", "0"))); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // countingClock is the real clock's time in a synctest bubble, counting
@@ -148,7 +150,7 @@ func TestInformerBatchesKeepOrder(t *testing.T) {
 			r2, _ := inf.AddHandler(&e2, HandlerOptions{Delivery: &mode})
 			// Queue everything first, so that the pop loop sees it at once.
 			cm := func(name, rv string) *corev1.ConfigMap {
-				c := newCM(name)
+				c := objects.ConfigMap("ns", name, objects.Data("v", "0"))
 				c.ResourceVersion = rv
 				return c
 			}

@@ -14,14 +14,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
 
 // feedLW serves a prebuilt list and then a watch fed by the benchmark, so
-// both informers see identical, pre-decoded input. It declares no streaming
-// list support, so both use List then Watch.
+// both informers see identical, pre-decoded input. Both get it through
+// objects.NoWatchList, so both use List then Watch.
 type feedLW struct {
 	list *corev1.PodList
 	ch   chan watch.Event
@@ -44,7 +46,6 @@ func (f *feedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	}
 	return w, nil
 }
-func (f *feedLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 func benchPod(i, gen int) *corev1.Pod {
 	return &corev1.Pod{
@@ -121,7 +122,7 @@ func BenchmarkSteadyStateEvents(b *testing.B) {
 	}
 	b.Run("listwatch", func(b *testing.B) {
 		run(b, func(ctx context.Context, lw *feedLW, count *atomic.Int64, done chan struct{}, target int64) func() bool {
-			inf, err := New(Options[*corev1.Pod]{Source: reflector.FromListerWatcher(lw), OrderedQueue: true,
+			inf, err := New(Options[*corev1.Pod]{Source: reflector.FromListerWatcher(objects.NoWatchList(lw)), OrderedQueue: true,
 				ValueIndexers: store.ValueIndexers[*corev1.Pod]{"node": nodeOf}})
 			if err != nil {
 				b.Fatal(err)
@@ -135,14 +136,14 @@ func BenchmarkSteadyStateEvents(b *testing.B) {
 				AddFunc:    func(*corev1.Pod, bool) { tick() },
 				UpdateFunc: func(_, _ *corev1.Pod) { tick() },
 				DeleteFunc: func(*corev1.Pod, bool) { tick() },
-			}, HandlerOptions{Delivery: ptr(InOrder)})
+			}, HandlerOptions{Delivery: ptr.To(InOrder)})
 			go inf.Run(ctx)
 			return inf.HasSynced
 		})
 	})
 	b.Run("client-go", func(b *testing.B) {
 		run(b, func(ctx context.Context, lw *feedLW, count *atomic.Int64, done chan struct{}, target int64) func() bool {
-			inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{
+			inf := cache.NewSharedIndexInformer(objects.NoWatchList(lw), &corev1.Pod{}, 0, cache.Indexers{
 				cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
 				"node":               func(o any) ([]string, error) { return byNode(o.(*corev1.Pod)) },
 			})
@@ -161,5 +162,3 @@ func BenchmarkSteadyStateEvents(b *testing.B) {
 		})
 	})
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -11,20 +11,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 var cmGVR = fake.ConfigMaps().GVR
 
 // cmEvents records typed ConfigMap notifications as strings.
 type cmEvents = informertest.Recorder[*corev1.ConfigMap]
-
-func newCM(name string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: map[string]string{"v": "0"}}
-}
 
 // env is a fake apiserver and an informer on its configmaps, running in the
 // current synctest bubble until the test ends.
@@ -71,7 +67,7 @@ func runSynced(t *testing.T, inf *Informer[*corev1.ConfigMap], h Handler[*corev1
 }
 
 func (e *env) create(t *testing.T, name string) *corev1.ConfigMap {
-	obj, err := e.srv.Create(t.Context(), newCM(name))
+	obj, err := e.srv.Create(t.Context(), objects.ConfigMap("ns", name, objects.Data("v", "0")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -46,7 +47,7 @@ func TestLateHandlerDuringInitialList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for i := range 100 {
-			if _, err := srv.Create(t.Context(), newCM(fmt.Sprintf("o%03d", i))); err != nil {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", fmt.Sprintf("o%03d", i), objects.Data("v", "0"))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -203,7 +204,7 @@ func TestLateHandlersGetEverythingOnce(t *testing.T) {
 			srv := fake.NewTestServer(t, fake.Options{HistorySize: 20 + rnd.IntN(200)})
 			lw := fake.LWOptions{Resource: cmGVR}
 			for i := range 200 + rnd.IntN(200) {
-				c := newCM(fmt.Sprint("seed-", i))
+				c := objects.ConfigMap("ns", fmt.Sprint("seed-", i), objects.Data("v", "0"))
 				c.Namespace = []string{"a", "b"}[i%2]
 				if _, err := srv.Create(t.Context(), c); err != nil {
 					t.Fatal(err)

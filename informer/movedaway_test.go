@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // owningSource is a choosySource that says what it serves, as
@@ -24,7 +25,7 @@ func TestMovedAwayIsToldApartFromADeletion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, n := range []string{"a", "b", "c", "d"} {
-			if _, err := srv.Create(t.Context(), newCM(n)); err != nil {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", n, objects.Data("v", "0"))); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/store"
 )
@@ -131,7 +132,7 @@ func TestStopDuringPagedListWithStalledApply(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for i := range 200 {
-			if _, err := srv.Create(t.Context(), newCM(fmt.Sprintf("cm-%03d", i))); err != nil {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", fmt.Sprintf("cm-%03d", i), objects.Data("v", "0"))); err != nil {
 				t.Fatal(err)
 			}
 		}

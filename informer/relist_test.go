@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // choosySource serves only the objects whose names it currently wants, as
@@ -78,7 +79,7 @@ func TestRelistOnRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, n := range []string{"a", "b", "c"} {
-			if _, err := srv.Create(t.Context(), newCM(n)); err != nil {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", n, objects.Data("v", "0"))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -104,7 +105,7 @@ func TestRelistOnRequest(t *testing.T) {
 		}
 		// The watch after the relist serves the new part.
 		time.Sleep(time.Second)
-		if _, err := srv.Create(t.Context(), newCM("a2")); err != nil {
+		if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", "a2", objects.Data("v", "0"))); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := srv.Get(t.Context(), cmGVR, "ns", "c")

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // Handing a watch event to the queue allocates only its key ("ns/name")
@@ -19,7 +21,7 @@ func TestSinkWriteDoesNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := newCM("a")
+	cm := objects.ConfigMap("ns", "a", objects.Data("v", "0"))
 	cm.ResourceVersion = "7"
 	mustNil(t, inf.sink.Add(cm))
 	for name, write := range map[string]func(*corev1.ConfigMap) error{"add": inf.sink.Add, "update": inf.sink.Update, "delete": inf.sink.Delete} {

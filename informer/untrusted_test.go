@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -54,9 +55,7 @@ func (s *scriptedSource) watch(t *testing.T, i int) *watch.FakeWatcher {
 }
 
 func cmAt(name, rv, v string) *corev1.ConfigMap {
-	c := newCM(name)
-	c.ResourceVersion, c.Data["v"] = rv, v
-	return c
+	return objects.ConfigMap("ns", name, objects.RV(rv), objects.Data("v", v))
 }
 
 func cmList(rv string, items ...*corev1.ConfigMap) *corev1.ConfigMapList {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 func fakeSource(srv *fake.Server) func(Selection) cache.ListerWatcherWithContext {
@@ -30,7 +31,7 @@ func TestFactorySharesStartsAndWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, ns := range []string{"a", "b"} {
-			c := newCM("x")
+			c := objects.ConfigMap("ns", "x", objects.Data("v", "0"))
 			c.Namespace = ns
 			c.Labels = map[string]string{"team": ns}
 			srv.Create(t.Context(), c)

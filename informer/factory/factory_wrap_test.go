@@ -11,6 +11,7 @@ import (
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // A factory's WrapSource wraps every informer's source, and a wrapped
@@ -20,7 +21,7 @@ func TestFactoryWrapSourceShardsEveryInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, n := range []string{"a", "b", "c"} {
-			if _, err := srv.Create(t.Context(), newCM(n)); err != nil {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", n, objects.Data("v", "0"))); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
@@ -17,7 +16,3 @@ var cmGVR = fake.ConfigMaps().GVR
 
 // cmEvents records typed ConfigMap notifications as strings.
 type cmEvents = informertest.Recorder[*corev1.ConfigMap]
-
-func newCM(name string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: map[string]string{"v": "0"}}
-}

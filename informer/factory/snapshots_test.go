@@ -9,6 +9,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -16,7 +17,7 @@ func TestFactorySnapshots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, name := range []string{"x", "y"} {
-			srv.Create(t.Context(), newCM(name))
+			srv.Create(t.Context(), objects.ConfigMap("ns", name, objects.Data("v", "0")))
 		}
 		f := New(Options{})
 		defer f.Shutdown()
