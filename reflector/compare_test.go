@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // comparedScript is a server conversation on which listwatch and client-go
@@ -26,15 +28,15 @@ func comparedScript(lw *scriptedLW) (drive func()) {
 	lw.watch(w3, nil)
 	return func() {
 		time.Sleep(5 * time.Second)
-		w1.Add(pod("c", "11"))
+		w1.Add(objects.Pod("ns", "c", objects.RV("11")))
 		w1.Action(watch.Bookmark, bookmark("12", false))
 		time.Sleep(5 * time.Second)
 		w1.Stop() // clean close: re-watch from the bookmark's RV
 		time.Sleep(5 * time.Second)
-		w2.Modify(pod("a", "13"))
+		w2.Modify(objects.Pod("ns", "a", objects.RV("13")))
 		w2.Error(statusObject("410")) // relist from the last RV, paged: the server paged RV="0"
 		time.Sleep(2 * time.Minute)
-		w3.Delete(pod("c", "21"))
+		w3.Delete(objects.Pod("ns", "c", objects.RV("21")))
 		time.Sleep(5 * time.Second)
 	}
 }
@@ -61,14 +63,14 @@ func streamingScript(lw *scriptedLW) (drive func()) {
 	lw.watch(nil, errorFor("410", 0))
 	lw.watch(w3, nil)
 	return func() {
-		w1.Add(pod("a", "5"))
-		w1.Add(pod("b", "6"))
+		w1.Add(objects.Pod("ns", "a", objects.RV("5")))
+		w1.Add(objects.Pod("ns", "b", objects.RV("6")))
 		w1.Action(watch.Bookmark, bookmark("7", true))
 		time.Sleep(5 * time.Second)
-		w1.Modify(pod("a", "8"))
+		w1.Modify(objects.Pod("ns", "a", objects.RV("8")))
 		w1.Error(statusObject("410"))
 		time.Sleep(2 * time.Minute)
-		w3.Add(pod("a", "9"))
+		w3.Add(objects.Pod("ns", "a", objects.RV("9")))
 		w3.Action(watch.Bookmark, bookmark("10", true))
 		time.Sleep(5 * time.Second)
 	}
@@ -105,7 +107,7 @@ func compareWithClientGo(t *testing.T, script func(*scriptedLW) func(), streamin
 	synctest.Test(t, func(t *testing.T) {
 		lw := newScriptedLW(t)
 		drive := script(lw)
-		var src cache.ListerWatcher = noStreamingLW{plainLW{lw}}
+		var src cache.ListerWatcher = objects.NoWatchList(plainLW{lw})
 		if streaming {
 			src = plainLW{lw}
 		}

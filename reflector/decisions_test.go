@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/listwatch/listwatch/internal/apifailure"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // The reflector's column of the shared decision table
@@ -52,7 +53,7 @@ func watchingMachine(t *testing.T, in Input) *Machine[*corev1.Pod] {
 		t.Fatal(err)
 	}
 	m.Start(t0)
-	m.Step(t0, ListPage{Items: []runtime.Object{pod("a", "10")}, ResourceVersion: "10"})
+	m.Step(t0, ListPage{Items: []runtime.Object{objects.Pod("ns", "a", objects.RV("10"))}, ResourceVersion: "10"})
 	if _, event := in.(WatchEvent); event {
 		m.Step(t0, WatchOpened{})
 	}

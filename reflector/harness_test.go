@@ -19,14 +19,6 @@ import (
 
 // Test helpers shared by the scenario, shell and convergence tests.
 
-func pod(name, rv string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
-
-func configMap(name, rv string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv}}
-}
-
 // bookmark returns a bookmark object; end marks the end of initial events.
 func bookmark(rv string, end bool) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}}

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // TestScenarios runs every testdata/*.txt scenario against the pure machine.
@@ -100,7 +102,7 @@ func (s *scenario) input(t *testing.T, td *datadriven.TestData) Input {
 		return WatchEvent{Event: s.event(t, td)}
 	case "watch-error":
 		if td.CmdArgs[0].Key == "garbage" {
-			return WatchEvent{Event: watch.Event{Type: watch.Error, Object: configMap("x", "1")}}
+			return WatchEvent{Event: watch.Event{Type: watch.Error, Object: objects.ConfigMap("ns", "x", objects.RV("1"))}}
 		}
 		return WatchEvent{Event: watch.Event{Type: watch.Error, Object: errorObject(s.errArg(t, td))}}
 	case "watch-closed":
@@ -159,12 +161,12 @@ func (s *scenario) listPage(t *testing.T, td *datadriven.TestData) Input {
 			if n == "nameless" {
 				n = ""
 			}
-			p.Items = append(p.Items, pod(n, p.ResourceVersion))
+			p.Items = append(p.Items, objects.Pod("ns", n, objects.RV(p.ResourceVersion)))
 		}
 	}
 	if arg, ok := td.Arg("configmaps"); ok {
 		for _, n := range arg.Vals {
-			p.Items = append(p.Items, configMap(n, p.ResourceVersion))
+			p.Items = append(p.Items, objects.ConfigMap("ns", n, objects.RV(p.ResourceVersion)))
 		}
 	}
 	return p
@@ -186,9 +188,9 @@ func (s *scenario) event(t *testing.T, td *datadriven.TestData) watch.Event {
 	if name == "nameless" {
 		name = ""
 	}
-	var obj runtime.Object = pod(name, rv)
+	var obj runtime.Object = objects.Pod("ns", name, objects.RV(rv))
 	if td.HasArg("configmap") {
-		obj = configMap(name, rv)
+		obj = objects.ConfigMap("ns", name, objects.RV(rv))
 	}
 	return watch.Event{Type: typ, Object: obj}
 }

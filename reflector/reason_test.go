@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 func TestClassify(t *testing.T) {
@@ -36,7 +38,7 @@ func TestClassify(t *testing.T) {
 		{io.ErrUnexpectedEOF, ReasonConnection},
 		{context.DeadlineExceeded, ReasonConnection},
 		{errorFor("decode", 0), ReasonDecode},
-		{apierrors.FromObject(pod("a", "1")), ReasonDecode},
+		{apierrors.FromObject(objects.Pod("ns", "a", objects.RV("1"))), ReasonDecode},
 		{fmt.Errorf("wrapped: %w", errorFor("403", 0)), ReasonForbidden},
 		{errors.New("mystery"), ReasonOther},
 	}

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // countingClock is the real clock (the bubble's, under synctest) counting
@@ -32,7 +34,7 @@ func TestRunReadsTheClockOncePerBurst(t *testing.T) {
 		lw, st := newScriptedLW(t), newMemStore[*corev1.Pod]()
 		w := watch.NewFakeWithChanSize(events, false)
 		for i := range events {
-			w.Modify(pod("a", strconv.Itoa(11+i))) // waiting before the watch is opened
+			w.Modify(objects.Pod("ns", "a", objects.RV(strconv.Itoa(11+i)))) // waiting before the watch is opened
 		}
 		lw.list(podList("10", "", "a"), nil)
 		lw.watch(w, nil)

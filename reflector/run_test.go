@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -93,8 +94,8 @@ func TestRunPagedListThenWatch(t *testing.T) {
 		stop := runReflector(t, r)
 		checkStore(t, st, "ns/a@10 ns/b@10 ns/c@10")
 
-		w1.Add(pod("d", "11"))
-		w1.Modify(pod("a", "12"))
+		w1.Add(objects.Pod("ns", "d", objects.RV("11")))
+		w1.Modify(objects.Pod("ns", "a", objects.RV("12")))
 		w1.Action(watch.Bookmark, bookmark("15", false))
 		synctest.Wait()
 		checkStore(t, st, "ns/a@12 ns/b@10 ns/c@10 ns/d@11")
@@ -148,14 +149,14 @@ func TestRunStreamingList(t *testing.T) {
 		lw.watch(w, nil)
 		r := newTestReflector(t, lw, st, Config[*corev1.Pod]{})
 		stop := runReflector(t, r)
-		w.Add(pod("a", "3"))
-		w.Add(pod("b", "4"))
+		w.Add(objects.Pod("ns", "a", objects.RV("3")))
+		w.Add(objects.Pod("ns", "b", objects.RV("4")))
 		synctest.Wait()
 		if r.HasSynced() || st.contents() != "" {
 			t.Fatal("synced before the end bookmark")
 		}
 		w.Action(watch.Bookmark, bookmark("5", true))
-		w.Modify(pod("a", "6"))
+		w.Modify(objects.Pod("ns", "a", objects.RV("6")))
 		synctest.Wait()
 		checkStore(t, st, "ns/a@6 ns/b@4")
 		if !r.HasSynced() {
@@ -286,7 +287,7 @@ func TestRunAbandonsHungWatch(t *testing.T) {
 		default:
 			t.Fatal("the hung watch request was not cancelled")
 		}
-		w.Add(pod("a", "6"))
+		w.Add(objects.Pod("ns", "a", objects.RV("6")))
 		synctest.Wait()
 		checkStore(t, st, "ns/a@6")
 		stop()
@@ -353,12 +354,12 @@ func TestNewValidates(t *testing.T) {
 
 // TestListDecodeErrors: list responses that are not lists are decode errors.
 func TestListDecodeErrors(t *testing.T) {
-	for _, obj := range []metav1.Object{nil, pod("a", "1")} {
+	for _, obj := range []metav1.Object{nil, objects.Pod("ns", "a", objects.RV("1"))} {
 		var in Input
 		if obj == nil {
 			in = toPage(nil, nil)
 		} else {
-			in = toPage(pod("a", "1"), nil)
+			in = toPage(objects.Pod("ns", "a", objects.RV("1")), nil)
 		}
 		f, ok := in.(ListFailed)
 		if !ok || Classify(f.Err) != ReasonDecode {
@@ -418,7 +419,7 @@ func newEndlessWatch(n int) *endlessWatch {
 	go func() {
 		for i := 1; ; i++ {
 			select {
-			case w.ch <- watch.Event{Type: watch.Modified, Object: pod("a", strconv.Itoa(10+i))}:
+			case w.ch <- watch.Event{Type: watch.Modified, Object: objects.Pod("ns", "a", objects.RV(strconv.Itoa(10+i)))}:
 			case <-w.done:
 				return
 			}

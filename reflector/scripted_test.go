@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // scriptedLW is a lister-watcher that answers from a script, in order, and
@@ -93,7 +95,7 @@ func (s *scriptedLW) history() []string {
 func podList(rv, cont string, names ...string) *corev1.PodList {
 	l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: cont}}
 	for _, n := range names {
-		l.Items = append(l.Items, *pod(n, rv))
+		l.Items = append(l.Items, *objects.Pod("ns", n, objects.RV(rv)))
 	}
 	return l
 }

@@ -11,12 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // TestFromClient syncs a typed clientset's pods through FromClient.
 func TestFromClient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cs := fake.NewClientset(pod("a", ""))
+		cs := fake.NewClientset(objects.Pod("ns", "a"))
 		st := newMemStore[*corev1.Pod]()
 		r, err := New(Options[*corev1.Pod]{
 			Source: FromClient[*corev1.PodList](cs.CoreV1().Pods("ns")),
@@ -27,7 +29,7 @@ func TestFromClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop := runReflector(t, r)
-		if _, err := cs.CoreV1().Pods("ns").Create(t.Context(), pod("b", ""), metav1.CreateOptions{}); err != nil {
+		if _, err := cs.CoreV1().Pods("ns").Create(t.Context(), objects.Pod("ns", "b"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -65,11 +67,6 @@ type plainLW struct{ *scriptedLW }
 func (plainLW) List(metav1.ListOptions) (runtime.Object, error)   { panic("unused") }
 func (plainLW) Watch(metav1.ListOptions) (watch.Interface, error) { panic("unused") }
 
-// noStreamingLW is a lister-watcher that says it cannot serve streaming lists.
-type noStreamingLW struct{ plainLW }
-
-func (noStreamingLW) IsWatchListSemanticsUnSupported() bool { return true }
-
 // TestFromListerWatcherKeepsNoStreaming: WatchListAuto becomes a paginated
 // list for a source that declares it cannot stream.
 func TestFromListerWatcherKeepsNoStreaming(t *testing.T) {
@@ -77,7 +74,7 @@ func TestFromListerWatcherKeepsNoStreaming(t *testing.T) {
 		lw := newScriptedLW(t)
 		lw.list(podList("3", "", "a"), nil)
 		lw.watch(newFakeWatch(), nil)
-		var src cache.ListerWatcher = noStreamingLW{plainLW{lw}}
+		var src cache.ListerWatcher = objects.NoWatchList(plainLW{lw})
 		r, err := New(Options[*corev1.Pod]{Source: FromListerWatcher(src), Store: newMemStore[*corev1.Pod]()})
 		if err != nil {
 			t.Fatal(err)
