@@ -40,7 +40,12 @@
 // every change up to rv, e.g. the resource version a write returned, so a
 // controller can read its own writes. WaitForQueued(ctx) returns once
 // everything the reflector handed over before the call is in the cache,
-// a list at the cache's own resource version included.
+// a list at the cache's own resource version included. Fresh(ctx) asks
+// the server for its current resource version (one list of at most one
+// object, from a quorum read) and waits until the cache has reached it:
+// call it before a disruptive action. A cache told a resource version the
+// server never issued makes it relist and fail with
+// ErrFutureResourceVersion.
 //
 // Resync (HandlerOptions.ResyncPeriod) replays the cache to a handler as
 // updates from each object to itself, from memory, as a late join does:

@@ -181,6 +181,13 @@ func (w *rvWatermark) set(rv string) {
 	}
 }
 
+// peek returns the applied RV.
+func (w *rvWatermark) peek() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.applied
+}
+
 // get returns the applied RV and a channel closed when it next changes.
 func (w *rvWatermark) get() (uint64, <-chan struct{}) {
 	w.mu.Lock()

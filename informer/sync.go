@@ -84,28 +84,28 @@ func (inf *Informer[T]) WaitForQueued(ctx context.Context) error {
 // controller reads its own write — or until ctx ends. rv must be numeric, as
 // every kube-apiserver resource version is.
 //
+// A wait that has not ended within a second asks the server once for its
+// current resource version, with the request [Informer.Fresh] makes (a
+// list with Limit 1 and ResourceVersion "" through the source; none for an
+// [Owner] source that does not implement [CurrentResourceVersioner]): an rv
+// beyond it was never issued, and the wait ends with an error wrapping
+// [ErrFutureResourceVersion] rather than lasting until ctx ends. If that
+// request fails, the wait goes on. A wait that ends within the second, as
+// a read of one's own write does, makes no request.
+//
 // The store's resource version is that of the last list, event or bookmark
 // applied to it, in order, not the highest ever seen, and an empty or
 // non-numeric resource version never counts. A bogus event from the far
-// future can satisfy a barrier only until the next event or bookmark: that
-// one is behind it, which makes the reflector relist from a quorum read,
-// and the store then takes the list's resource version. While the watch
-// stays quiet after such an event, nothing can tell it from a real one
+// future satisfies a barrier below it, with no request, until the next
+// event or bookmark: that one is behind it, which makes the reflector
+// relist from a quorum read, and the store then takes the list's resource
+// version. While the watch stays quiet after such an event, only asking
+// the server tells it from a real one: [Informer.Fresh] does, and relists
 // (docs/operations.md, "When the server misbehaves").
 func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
 	target, ok := resourceversion.Parse(rv)
 	if !ok {
 		return fmt.Errorf("informer %s: resource version %q is not a number", inf.name, rv)
 	}
-	for {
-		applied, changed := inf.rv.get()
-		if applied >= target {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return &NotSyncedError{Informer: inf.name, Waiting: "resource version " + rv, Status: inf.Status(), Cause: ctx.Err()}
-		}
-	}
+	return inf.waitForRV(ctx, target, "resource version "+rv, true)
 }

@@ -3,8 +3,9 @@
 // can (closing watches at once, a bookmark then a close, streams cut before
 // their end bookmark or never sending it, repeated continue tokens, lists
 // and events with malformed resource versions, unkeyable items, wrong-typed
-// objects, replays, 410/429/500/403), and property tests that run
-// listwatch's informer against it under testing/synctest.
+// objects, replays, 410/429/500/403, a bookmark from the far future on a
+// quiet watch), and property tests that run listwatch's informer against
+// it under testing/synctest.
 //
 // # Usage
 //
@@ -22,4 +23,8 @@
 // The properties are stated on TestInformerHostileSchedules (informer_test.go): the server
 // never sees more requests than the backoff schedule permits, and once the
 // server behaves the cache and every handler's view equal the server.
+// TestFarFutureResourceVersion (future_test.go) checks that a resource
+// version from the far future, which a quiet watch cannot tell from a real
+// one, is caught by Informer.Fresh (which relists) and refused by
+// WaitForResourceVersion.
 package hostile

@@ -91,6 +91,10 @@ type server struct {
 	pages    map[string]pageState
 	tokens   int
 	requests []request
+	// future, when not zero, is a resource version the server never
+	// issued that the next watch to follow the log sends as a bookmark,
+	// then clears (sendFuture).
+	future uint64
 	// runaway is set when a client made runawayLimit requests within one
 	// virtual second: from then on every request blocks until its
 	// context ends, so a client that loops without waiting cannot spin
@@ -158,6 +162,26 @@ func newConfigMap(name, rv string, g int) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", ResourceVersion: rv, UID: types.UID("uid-" + name)},
 		Data:       map[string]string{"gen": strconv.Itoa(g)},
 	}
+}
+
+// sendFuture makes the open watch send one bookmark ahead resource
+// versions beyond the server's current one, as a broken server or proxy
+// might, and then follow on as before: the watch stays quiet until the
+// next write. It returns that resource version.
+func (s *server) sendFuture(ahead uint64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.future = s.rv + ahead
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return rvString(s.future)
+}
+
+// current returns the server's current resource version.
+func (s *server) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rvString(s.rv)
 }
 
 // truth returns the server's objects as name → resource version.

@@ -187,13 +187,17 @@ func (w *watchRun) follow(ctx context.Context, send func(watch.Event) bool) {
 	}
 	for {
 		w.s.mu.Lock()
-		evs, changed := w.s.logFromLocked(w.pos), w.s.changed
+		evs, changed, future := w.s.logFromLocked(w.pos), w.s.changed, w.s.future
+		w.s.future = 0 // sent once, by the first watch to see it
 		w.s.mu.Unlock()
 		for _, ev := range evs {
 			if !send(ev) {
 				return
 			}
 			w.pos++
+		}
+		if future != 0 && !send(bookmark(rvString(future), false)) {
+			return
 		}
 		select {
 		case <-changed:
