@@ -10,17 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
-
-// plainListWatch is a ListWatch that says it cannot do WatchList, so that
-// client-go's reflector lists and then watches.
-type plainListWatch struct{ *cache.ListWatch }
-
-func (plainListWatch) IsWatchListSemanticsUnSupported() bool { return true }
-
-func testPod(name, rv string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
-}
 
 // TestDropInDrivesClientGoController runs client-go's own controller
 // (reflector + process loop) on top of the drop-in and checks the processed
@@ -28,15 +20,17 @@ func testPod(name, rv string) *corev1.Pod {
 func TestDropInDrivesClientGoController(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fw := watch.NewFake()
-		lw := plainListWatch{&cache.ListWatch{
+		// The source says it cannot do WatchList, so that client-go's
+		// reflector lists and then watches.
+		lw := objects.NoWatchList(&cache.ListWatch{
 			ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 				return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"},
-					Items: []corev1.Pod{*testPod("a", "1"), *testPod("b", "1")}}, nil
+					Items: []corev1.Pod{*objects.Pod("ns", "a", objects.RV("1")), *objects.Pod("ns", "b", objects.RV("1"))}}, nil
 			},
 			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 				return fw, nil
 			},
-		}}
+		})
 		indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 		q := newDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: indexer, EmitDeltaTypeReplaced: true})
 		var seen []string
@@ -63,8 +57,8 @@ func TestDropInDrivesClientGoController(t *testing.T) {
 		if !ctrl.HasSynced() {
 			t.Fatal("controller not synced after the initial list was processed")
 		}
-		fw.Modify(testPod("a", "2"))
-		fw.Delete(testPod("b", "3"))
+		fw.Modify(objects.Pod("ns", "a", objects.RV("2")))
+		fw.Delete(objects.Pod("ns", "b", objects.RV("3")))
 		synctest.Wait()
 		cancel()
 		<-done

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -128,13 +129,6 @@ func configMapLW(cs kubernetes.Interface, ns string) *cache.ListWatch {
 		},
 	}
 }
-
-// noWatchListLW is a ListWatch that tells client-go's reflector it does not
-// support streaming lists, so that informer lists page by page even though
-// the WatchListClient feature is on by default.
-type noWatchListLW struct{ *cache.ListWatch }
-
-func (noWatchListLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 // paginatedListwatch makes listwatch's informer list page by page.
 func paginatedListwatch(o *informer.Options[*corev1.ConfigMap]) {
@@ -279,7 +273,7 @@ func startClientGo(cfg *rest.Config, ns string, paginated bool) *cgSide {
 	s := &cgSide{sideBase: sideBase{reqs: reqs, born: time.Now()}}
 	var lw cache.ListerWatcher = configMapLW(cs, ns)
 	if paginated {
-		lw = noWatchListLW{configMapLW(cs, ns)}
+		lw = objects.NoWatchList(configMapLW(cs, ns))
 	}
 	s.inf = cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 	Expect(s.inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
