@@ -28,6 +28,14 @@ func ExampleOptions_APIServerArgs() {
 
 // A typical integration test: start a server, talk to it as the admin,
 // restart it, and talk to it again with the same configuration.
+//
+// It has no Output, so go test compiles it without running it: it needs a
+// *testing.T, which an example does not get, and kube-apiserver and etcd
+// binaries (built by hack/build-apiserver.sh, minutes the first time),
+// and what it would print (a server version, ports) is not fixed.
+// TestServerKillRestartKeepsDataAndConfigs goes through the same steps
+// (killing the server before the restart) and checks that the data and
+// the admin configuration survive.
 func ExampleStart() {
 	var t *testing.T // the test's *testing.T
 	srv, err := testapiserver.Start(t.Context(), t, testapiserver.Options{})
