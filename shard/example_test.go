@@ -3,12 +3,14 @@ package shard_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/reflector"
@@ -94,11 +96,16 @@ func ExampleLiveMembers() {
 }
 
 // A sharded pod informer: the Member's Changes drive the Source, which
-// lists and watches only this replica's pods. (Not run: it needs a
-// cluster.)
+// lists and watches only this replica's pods. A fake clientset stands in
+// for the cluster, so that the example runs; this replica is alone in its
+// ring and owns every pod.
 func ExampleSource() {
-	ctx := context.Background()
-	var clientset kubernetes.Interface // from your kubeconfig
+	ctx, cancel := context.WithCancel(context.Background())
+	// In a controller: kubernetes.NewForConfig with your kubeconfig.
+	var clientset kubernetes.Interface = k8sfake.NewClientset(
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0", UID: "4dad2986-ce83-4960-aa06-e9ab85a0bcc1"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", UID: "2cb85f3f-4a24-439a-9d99-8017f5e2fc57"}},
+	)
 
 	src, err := shard.NewSource(ctx, shard.SourceOptions{Inner: reflector.FromClient(clientset.CoreV1().Pods(""))})
 	if err != nil {
@@ -106,22 +113,31 @@ func ExampleSource() {
 	}
 	member, err := shard.NewMember(ctx, shard.MemberOptions{
 		Client: clientset, Namespace: "my-controller", Ring: "pods",
-		OnChange: src.OnChange, // lists wait for the first Change
+		Identity:   "pod-0",      // in a Deployment: empty, for the POD_NAME environment variable
+		JoinWindow: -1,           // in a Deployment: 0, to see the replicas started with this one
+		OnChange:   src.OnChange, // lists wait for the first Change
 	})
 	if err != nil {
 		panic(err)
 	}
-	go member.Run(ctx) // holds and renews this replica's Lease; deletes it when ctx ends
+	var running sync.WaitGroup
+	defer running.Wait()
+	defer cancel()
+	running.Go(func() { _ = member.Run(ctx) }) // holds and renews this replica's Lease; deletes it when ctx ends
 
-	inf, err := informer.New(informer.Options[*corev1.Pod]{Source: src})
+	inf, err := informer.New(informer.Options[*corev1.Pod]{
+		Source: src,
+		// The fake clientset cannot stream lists (a cluster can).
+		Reflector: reflector.Config[*corev1.Pod]{WatchList: reflector.WatchListOff},
+	})
 	if err != nil {
 		panic(err)
 	}
 	shard.Attach(src, inf) // a reassignment relists from the cache: only gained slices are listed
-	inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+	reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
 		AddFunc: func(p *corev1.Pod, _ bool) {
 			if src.Owns(p) { // a lost slice stays cached until its new owner has it
-				/* enqueue */
+				fmt.Println("reconcile", p.Name) // in a controller: enqueue
 			}
 		},
 		DeleteFunc: func(p *corev1.Pod, finalStateUnknown bool) {
@@ -131,5 +147,12 @@ func ExampleSource() {
 			// deleted on the server
 		},
 	}, informer.HandlerOptions{})
-	go inf.Run(ctx)
+	if err != nil {
+		panic(err)
+	}
+	running.Go(func() { _ = inf.Run(ctx) })
+	<-reg.Synced() // the handler has seen the initial list
+	// Unordered output:
+	// reconcile web-0
+	// reconcile web-1
 }
