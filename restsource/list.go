@@ -42,7 +42,7 @@ func (s *source[T]) protobufList(body []byte) (runtime.Object, error) {
 	if !d.fast {
 		return s.schemeList(body)
 	}
-	meta, raws, err := parseProtoList(u.raw, make([][]byte, 0, countProtoField(u.raw, 2)))
+	meta, raws, err := parseProtoList(u.raw)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
 // Reading a list response as it arrives: its items are decoded a batch at
@@ -101,70 +103,60 @@ func (b *itemBatch) flush() error {
 func (s *source[T]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bool, err error) {
 	d := s.dec
 	// The envelope's TypeMeta comes first, and the list's message next:
-	// both are in the first bytes, looked at without reading them.
+	// both start in the first bytes, looked at without reading them, the
+	// TypeMeta read as parseUnknown reads it.
 	head, _ := r.Peek(512)
 	msg := head[len(protoMagic):]
-	num, typ, n := protowire.ConsumeTag(msg)
-	if n < 0 || num != 1 || typ != protowire.BytesType {
+	f := wire.Prefix(msg)
+	var u unknown
+	if !f.Next() || f.Num != 1 || f.Type != protowire.BytesType || f.Len() != len(f.Bytes) ||
+		u.parse(msg[:f.End()]) != nil || !d.listKindOK(u.kind, u.apiVersion) {
 		return nil, false, nil
 	}
-	tm, m := protowire.ConsumeBytes(msg[n:])
-	if m < 0 {
+	if !f.Next() || f.Num != 2 || f.Type != protowire.BytesType {
 		return nil, false, nil
 	}
-	var apiVersion, kind []byte
-	if eachField(tm, func(num protowire.Number, v []byte) error {
-		switch num {
-		case 1:
-			apiVersion = v
-		case 2:
-			kind = v
-		}
-		return nil
-	}) != nil || !d.listKindOK(kind, apiVersion) {
-		return nil, false, nil
-	}
-	rest := msg[n+m:]
-	num, typ, n = protowire.ConsumeTag(rest)
-	if n < 0 || num != 2 || typ != protowire.BytesType {
-		return nil, false, nil
-	}
-	size, m := protowire.ConsumeVarint(rest[n:])
-	if m < 0 {
-		return nil, false, nil
-	}
-	if _, err := r.Discard(len(protoMagic) + len(msg) - len(rest) + n + m); err != nil {
+	if _, err := r.Discard(len(protoMagic) + f.Start() + f.HeadLen()); err != nil {
 		return nil, true, err
 	}
 	list := &metav1.List{}
 	b := &itemBatch{items: []runtime.RawExtension{}, decode: func(raws [][]byte, base int) ([]runtime.RawExtension, error) {
 		return s.decodeItems(raws, base, func(raw []byte) (T, error) { return d.message(raw, nil) })
 	}}
-	lr := &limited{r: r, n: int64(size)}
+	malformed := func(err error) (runtime.Object, bool, error) {
+		return nil, true, fmt.Errorf("malformed protobuf list: %w", err)
+	}
+	lr := &limited{r: r, n: int64(f.Len())}
 	for lr.n > 0 {
-		num, typ, err := readTag(lr)
-		if err != nil {
-			return nil, true, fmt.Errorf("malformed protobuf list: %w", err)
-		}
-		if typ != protowire.BytesType {
-			if num <= 4 { // as eachField has it
-				err = fmt.Errorf("field %d: %w", num, errWireType)
-			} else {
-				err = skipField(lr, num, typ)
-			}
-			if err != nil {
-				return nil, true, fmt.Errorf("malformed protobuf list: %w", err)
+		// A field's tag and length, or the whole of a field of a fixed
+		// or varint type, fit in fieldHead bytes.
+		head, perr := r.Peek(int(min(lr.n, fieldHead)))
+		f := wire.Prefix(head)
+		read := f.Next()
+		switch {
+		case knownBytes(&f) != nil:
+			return malformed(knownBytes(&f)) // as eachField has it
+		case f.Type == protowire.StartGroupType || f.Type == protowire.EndGroupType:
+			return malformed(fmt.Errorf("field %d of wire type %d: %w", f.Num, f.Type, errExotic))
+		case !read && perr != nil:
+			return malformed(orUnexpectedEOF(perr))
+		case !read:
+			return malformed(f.Err())
+		case f.Type != protowire.BytesType:
+			if err := lr.skip(f.End()); err != nil {
+				return nil, true, err
 			}
 			continue
+		case int64(f.Len()) > lr.n-int64(f.HeadLen()):
+			return malformed(io.ErrUnexpectedEOF)
+		case f.Len() > maxListItem:
+			return malformed(fmt.Errorf("a field of %d bytes: %w", f.Len(), errExotic))
 		}
-		l, err := readVarint(lr)
-		switch {
-		case err != nil || l > uint64(lr.n):
-			return nil, true, fmt.Errorf("malformed protobuf list: %w", orUnexpectedEOF(err))
-		case l > maxListItem:
-			return nil, true, fmt.Errorf("malformed protobuf list: a field of %d bytes: %w", l, errExotic)
+		if err := lr.skip(f.HeadLen()); err != nil {
+			return nil, true, err
 		}
-		switch num {
+		l := f.Len()
+		switch f.Num {
 		case 1:
 			meta := make([]byte, l)
 			if _, err := io.ReadFull(lr, meta); err != nil {
@@ -174,7 +166,7 @@ func (s *source[T]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bo
 				return nil, true, fmt.Errorf("decoding the list's metadata: %w", err)
 			}
 		case 2:
-			if err := b.add(int(l), func(buf []byte) error { _, err := io.ReadFull(lr, buf); return orUnexpectedEOF(err) }); err != nil {
+			if err := b.add(l, func(buf []byte) error { _, err := io.ReadFull(lr, buf); return orUnexpectedEOF(err) }); err != nil {
 				return nil, true, err
 			}
 		default:
@@ -187,22 +179,21 @@ func (s *source[T]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bo
 		return nil, true, err
 	}
 	// What follows the list in the envelope: its content encoding and
-	// type, which must say nothing (parseUnknown's check).
+	// type, read as parseUnknown reads them.
 	tail, err := io.ReadAll(r)
 	if err != nil {
 		return nil, true, err
 	}
-	if err := eachField(tail, func(num protowire.Number, v []byte) error {
-		if num == 3 && len(v) != 0 {
-			return fmt.Errorf("unsupported content encoding %q", v)
-		}
-		return nil
-	}); err != nil {
+	if err := new(unknown).parse(tail); err != nil {
 		return nil, true, err
 	}
 	list.Items = b.items
 	return list, true, nil
 }
+
+// fieldHead bounds the bytes of a field's tag and its length or value:
+// varints of at most 10 bytes each.
+const fieldHead = 20
 
 func orUnexpectedEOF(err error) error {
 	if err == io.EOF {
@@ -211,64 +202,17 @@ func orUnexpectedEOF(err error) error {
 	return err
 }
 
-func readVarint(r io.ByteReader) (uint64, error) {
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		c, err := r.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, nil
-		}
-	}
-	return 0, errors.New("varint overflow")
-}
-
-func readTag(r io.ByteReader) (protowire.Number, protowire.Type, error) {
-	v, err := readVarint(r)
-	if err != nil {
-		return 0, 0, orUnexpectedEOF(err)
-	}
-	num, typ := protowire.DecodeTag(v)
-	if num < protowire.MinValidNumber {
-		return 0, 0, errors.New("invalid field number")
-	}
-	return num, typ, nil
-}
-
-// skipField skips a field of a wire type other than bytes.
-func skipField(r *limited, num protowire.Number, typ protowire.Type) error {
-	switch typ {
-	case protowire.VarintType:
-		_, err := readVarint(r)
-		return orUnexpectedEOF(err)
-	case protowire.Fixed32Type:
-		_, err := io.CopyN(io.Discard, r, 4)
-		return orUnexpectedEOF(err)
-	case protowire.Fixed64Type:
-		_, err := io.CopyN(io.Discard, r, 8)
-		return orUnexpectedEOF(err)
-	}
-	return fmt.Errorf("field %d of wire type %d: %w", num, typ, errExotic)
-}
-
-// limited reads at most n more bytes of r, as bytes or runs of them.
+// limited reads at most n more bytes of r.
 type limited struct {
 	r *bufio.Reader
 	n int64
 }
 
-func (l *limited) ReadByte() (byte, error) {
-	if l.n <= 0 {
-		return 0, io.EOF
-	}
-	c, err := l.r.ReadByte()
-	if err == nil {
-		l.n--
-	}
-	return c, err
+// skip skips n bytes that r has buffered.
+func (l *limited) skip(n int) error {
+	m, err := l.r.Discard(n)
+	l.n -= int64(m)
+	return err
 }
 
 func (l *limited) Read(p []byte) (int, error) {

@@ -2,10 +2,11 @@ package restsource
 
 import (
 	"errors"
-	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
 // This file is the one place that knows the layout of an object's
@@ -73,27 +74,23 @@ const (
 // cannot be split into fields it returns errUnsplittable without changing
 // om.
 func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *interning) error {
-	nop := func([]byte) error { return nil }
-	if eachRun(meta, 0, nop, nop) != nil {
+	if !wire.Valid(meta) {
 		return errUnsplittable
 	}
 	start := 0 // of the current run
-	for i := 0; i < len(meta); {
-		num, typ, n := protowire.ConsumeTag(meta[i:])
-		next := i + n + protowire.ConsumeFieldValue(num, typ, meta[i+n:]) // checked above
-		mine := typ == protowire.BytesType && (strip && num == protoManagedFieldsField ||
+	for f := wire.New(meta); f.Next(); {
+		num := f.Num
+		mine := f.Type == protowire.BytesType && (strip && num == protoManagedFieldsField ||
 			in != nil && (num == metaGenerateName || num == metaNamespace || num == metaLabels || num == metaAnnotations || num == metaFinalizers))
 		if !mine {
-			i = next
 			continue
 		}
-		if start < i {
-			if err := om.Unmarshal(meta[start:i]); err != nil {
+		if start < f.Start() {
+			if err := om.Unmarshal(meta[start:f.Start()]); err != nil {
 				return err
 			}
 		}
-		v, _ := protowire.ConsumeBytes(meta[i+n:])
-		switch num {
+		switch v := f.Bytes; num {
 		case metaGenerateName:
 			om.GenerateName = in.bytes(v)
 		case metaNamespace:
@@ -108,13 +105,13 @@ func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *intern
 			if *m == nil {
 				*m = make(map[string]string)
 			}
-			k, val, err := stringMapEntry(meta[next-len(v):], len(v), in)
+			k, val, err := stringMapEntry(f.Rest(), len(v), in)
 			if err != nil {
 				return err
 			}
 			(*m)[k] = val
 		}
-		i, start = next, next
+		start = f.End()
 	}
 	if start < len(meta) {
 		return om.Unmarshal(meta[start:])
@@ -123,81 +120,22 @@ func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *intern
 }
 
 // stringMapEntry decodes the map<string, string> entry buf[:n] as the
-// generated decoders do, quirks included: key = 1 and value = 2 are read
-// as length-delimited whatever their wire types, the last of each wins, a
-// missing one is "", and either may run past the entry's end up to the
-// end of buf (the rest of the enclosing message).
+// generated decoders do, quirks included ([wire.MapEntry]): the last key
+// and value win, a missing one is "".
 func stringMapEntry(buf []byte, n int, in *interning) (key, val string, err error) {
 	var k, v []byte
-	for i := 0; i < n; {
-		wire, m, err := gogoVarint(buf[i:])
-		if err != nil {
-			return "", "", err
-		}
-		num := int32(wire >> 3)
-		if num != 1 && num != 2 {
-			skip, err := gogoSkip(buf[i:])
-			if err != nil {
-				return "", "", err
-			}
-			if i+skip > n {
-				return "", "", io.ErrUnexpectedEOF
-			}
-			i += skip
-			continue
-		}
-		raw, l, err := gogoBytes(buf[i+m:])
-		if err != nil {
-			return "", "", err
-		}
-		i += m + l
+	err = wire.MapEntry(buf, n, func(num protowire.Number, raw []byte) error {
 		if num == 1 {
 			k = raw
 		} else {
 			v = raw
 		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
 	}
 	return in.bytes(k), in.bytes(v), nil
-}
-
-// eachRun splits msg into its fields: every length-delimited field number
-// special is passed to special, and the runs of other fields in between
-// to other, all in the order of msg. A field number special of another
-// wire type is left in a run, for the generated decoder to reject.
-func eachRun(msg []byte, special protowire.Number, other, fn func([]byte) error) error {
-	start := 0 // of the current run
-	for i := 0; i < len(msg); {
-		num, typ, n := protowire.ConsumeTag(msg[i:])
-		if n < 0 {
-			return errUnsplittable
-		}
-		if num != special || typ != protowire.BytesType {
-			m := protowire.ConsumeFieldValue(num, typ, msg[i+n:])
-			if m < 0 {
-				return errUnsplittable
-			}
-			i += n + m
-			continue
-		}
-		v, m := protowire.ConsumeBytes(msg[i+n:])
-		if m < 0 {
-			return errUnsplittable
-		}
-		if start < i {
-			if err := other(msg[start:i]); err != nil {
-				return err
-			}
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-		i += n + m
-		start = i
-	}
-	if start < len(msg) {
-		return other(msg[start:])
-	}
-	return nil
 }
 
 // protoLayoutOK reports whether T's protobuf encoding has the layout this

@@ -320,7 +320,7 @@ func custom[P any, F any](num protowire.Number, name string, at func(*P) *F,
 func nested[P any, Q any, QP ptrUnmarshaler[Q]](num protowire.Number, name string, at func(*P) *Q, m *message[Q, QP]) field[P] {
 	return field[P]{num: num, name: name, offset: offsetOf(at),
 		proto: func(d *partsDecoder, run []byte, p *P) error {
-			v, err := single(num, run)
+			v, err := single(run)
 			if err != nil {
 				return err
 			}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"slices"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
 // The custom fields of parts_kinds.go: lists whose elements are messages
@@ -25,7 +26,7 @@ var (
 func (d *partsDecoder) volumesOf(site partSite, run []byte) ([]corev1.Volume, error) {
 	d.own = d.own[:0]
 	vols, err := sharePartKeep(d.t, site, partKey{a: run}, func() ([]corev1.Volume, error) {
-		vols := make([]corev1.Volume, 0, countEntries(run))
+		vols := make([]corev1.Volume, 0, wire.Count(run))
 		err := eachEntry(run, func(v []byte) error {
 			vols = append(vols, corev1.Volume{})
 			vol := &vols[len(vols)-1]
@@ -120,7 +121,7 @@ func (d *partsDecoder) noteVolumes(vols []corev1.Volume) {
 // each with its parts shared.
 func (d *partsDecoder) containersOf(site partSite, run []byte) ([]corev1.Container, error) {
 	decode := func(run []byte) ([]corev1.Container, error) {
-		cs := make([]corev1.Container, 0, countEntries(run))
+		cs := make([]corev1.Container, 0, wire.Count(run))
 		err := eachEntry(run, func(v []byte) error {
 			cs = append(cs, corev1.Container{})
 			return d.containerBut(v, &cs[len(cs)-1])
@@ -168,7 +169,7 @@ func (d *partsDecoder) containersJSON(site partSite, v []byte) ([]corev1.Contain
 // statusesOf decodes a run of container statuses, each with its parts
 // shared.
 func (d *partsDecoder) statusesOf(_ partSite, run []byte) ([]corev1.ContainerStatus, error) {
-	cs := make([]corev1.ContainerStatus, 0, countEntries(run))
+	cs := make([]corev1.ContainerStatus, 0, wire.Count(run))
 	err := eachEntry(run, func(v []byte) error {
 		cs = append(cs, corev1.ContainerStatus{})
 		return containerStatusParts.proto(d, v, &cs[len(cs)-1])
@@ -200,19 +201,14 @@ func jsonElements[P any, PP ptrUnmarshaler[P]](d *partsDecoder, m *message[P, PP
 // eachEntry calls fn with the value of each entry of a run of one
 // length-delimited field.
 func eachEntry(run []byte, fn func(v []byte) error) error {
-	for i := 0; i < len(run); {
-		_, _, n := protowire.ConsumeTag(run[i:])
-		if n < 0 {
-			return errUnsplittable
-		}
-		v, l := protowire.ConsumeBytes(run[i+n:])
-		if l < 0 {
-			return errUnsplittable
-		}
-		if err := fn(v); err != nil {
+	f := wire.New(run)
+	for f.Next() {
+		if err := fn(f.Bytes); err != nil {
 			return err
 		}
-		i += n + l
+	}
+	if f.Err() != nil {
+		return errUnsplittable
 	}
 	return nil
 }
@@ -246,20 +242,16 @@ func (d *partsDecoder) dataMap(run []byte) (map[string]string, error) { return d
 // entry.
 func (d *partsDecoder) entries(run []byte, shareLong bool) (map[string]string, error) {
 	m := map[string]string{}
-	for i := 0; i < len(run); {
-		_, _, n := protowire.ConsumeTag(run[i:])
-		v, l := protowire.ConsumeBytes(run[i+n:])
-		if n < 0 || l < 0 {
-			return nil, errUnsplittable
-		}
-		if !shareLong || len(v) <= MaxInternedLen+8 {
-			k, val, err := stringMapEntry(run[i+n+l-len(v):], len(v), d.in)
+	f := wire.New(run)
+	for f.Next() {
+		if v := f.Bytes; !shareLong || len(v) <= MaxInternedLen+8 {
+			k, val, err := stringMapEntry(f.Rest(), len(v), d.in)
 			if err != nil {
 				return nil, err
 			}
 			m[k] = val
 		} else {
-			kv, err := sharePart(d.t, siteDataValue, run[i:i+n+l], func(entry []byte) ([2]string, error) {
+			kv, err := sharePart(d.t, siteDataValue, run[f.Start():f.End()], func(entry []byte) ([2]string, error) {
 				var cm corev1.ConfigMap
 				if err := cm.Unmarshal(entry); err != nil {
 					return [2]string{}, err
@@ -274,7 +266,9 @@ func (d *partsDecoder) entries(run []byte, shareLong bool) (map[string]string, e
 			}
 			m[kv[0]] = kv[1]
 		}
-		i += n + l
+	}
+	if f.Err() != nil {
+		return nil, errUnsplittable
 	}
 	return m, nil
 }

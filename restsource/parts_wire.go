@@ -4,10 +4,13 @@ import (
 	"bytes"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
-// The wire layer of decoding in parts (parts.go): a protobuf message split
-// into runs of fields, a JSON object into members, without decoding them.
+// Messages split without decoding them, for decoding in parts (parts.go)
+// and for the metadata (metadata.go): a protobuf message into runs of
+// fields, read by [wire.Fields], a JSON object into members.
 
 // eachPart splits msg into its fields, in order: each maximal run of
 // consecutive length-delimited fields with one number that pick picks goes
@@ -16,46 +19,63 @@ import (
 // so by a Kubernetes server) makes it stop with errUnsplittable: a shared
 // part replaces, where decoding twice would merge.
 func eachPart(msg []byte, pick func(protowire.Number) bool, other func([]byte) error, part func(protowire.Number, []byte) error) error {
-	var seen uint64
+	var seen fieldSet
 	start := 0 // of the current run of other fields
-	for i := 0; i < len(msg); {
-		num, typ, n := protowire.ConsumeTag(msg[i:])
-		if n < 0 {
-			return errUnsplittable
-		}
-		m := protowire.ConsumeFieldValue(num, typ, msg[i+n:])
-		if m < 0 {
-			return errUnsplittable
-		}
-		if typ != protowire.BytesType || num >= 64 || !pick(num) {
-			i += n + m
+	f := wire.New(msg)
+	for f.Next() {
+		num, from := f.Num, f.Start()
+		if f.Type != protowire.BytesType || num >= 64 || !pick(num) {
 			continue
 		}
-		j := i + n + m
-		for j < len(msg) {
-			num2, typ2, n2 := protowire.ConsumeTag(msg[j:])
-			if n2 < 0 || num2 != num || typ2 != protowire.BytesType {
-				break
-			}
-			m2 := protowire.ConsumeFieldValue(num2, typ2, msg[j+n2:])
-			if m2 < 0 {
-				return errUnsplittable
-			}
-			j += n2 + m2
+		for g := f; g.Next() && g.Num == num && g.Type == protowire.BytesType; {
+			f = g
 		}
-		if seen&(1<<num) != 0 {
+		if seen.has(num) {
 			return errUnsplittable
 		}
 		seen |= 1 << num
-		if start < i {
-			if err := other(msg[start:i]); err != nil {
+		if start < from {
+			if err := other(msg[start:from]); err != nil {
 				return err
 			}
 		}
-		if err := part(num, msg[i:j]); err != nil {
+		if err := part(num, msg[from:f.End()]); err != nil {
 			return err
 		}
-		i, start = j, j
+		start = f.End()
+	}
+	if f.Err() != nil {
+		return errUnsplittable
+	}
+	if start < len(msg) {
+		return other(msg[start:])
+	}
+	return nil
+}
+
+// eachRun splits msg into its fields: every length-delimited field number
+// special is passed to special, and the runs of other fields in between
+// to other, all in the order of msg. A field number special of another
+// wire type is left in a run, for the generated decoder to reject.
+func eachRun(msg []byte, special protowire.Number, other, fn func([]byte) error) error {
+	start := 0 // of the current run
+	f := wire.New(msg)
+	for f.Next() {
+		if f.Num != special || f.Type != protowire.BytesType {
+			continue
+		}
+		if start < f.Start() {
+			if err := other(msg[start:f.Start()]); err != nil {
+				return err
+			}
+		}
+		if err := fn(f.Bytes); err != nil {
+			return err
+		}
+		start = f.End()
+	}
+	if f.Err() != nil {
+		return errUnsplittable
 	}
 	if start < len(msg) {
 		return other(msg[start:])
@@ -76,32 +96,14 @@ func fields(nums ...protowire.Number) fieldSet {
 
 func (s fieldSet) has(n protowire.Number) bool { return s&(1<<n) != 0 }
 
-// countEntries counts the fields of a run (which eachPart checked).
-func countEntries(run []byte) int {
-	n := 0
-	for i := 0; i < len(run); n++ {
-		num, typ, t := protowire.ConsumeTag(run[i:])
-		if t < 0 {
-			break
-		}
-		m := protowire.ConsumeFieldValue(num, typ, run[i+t:])
-		if m < 0 {
-			break
-		}
-		i += t + m
-	}
-	return n
-}
-
 // single returns the value of a run of one field, or errUnsplittable for
 // a run of more (a message given twice, which decoding merges).
-func single(num protowire.Number, run []byte) ([]byte, error) {
-	n := protowire.SizeTag(num)
-	v, m := protowire.ConsumeBytes(run[n:])
-	if m < 0 || n+m != len(run) {
+func single(run []byte) ([]byte, error) {
+	f := wire.New(run)
+	if !f.Next() || f.End() != len(run) {
 		return nil, errUnsplittable
 	}
-	return v, nil
+	return f.Bytes, nil
 }
 
 // runSpan returns the span of the run of length-delimited fields num in
@@ -109,27 +111,23 @@ func single(num protowire.Number, run []byte) ([]byte, error) {
 // does not split into fields or has fields num outside that one run.
 func runSpan(msg []byte, num protowire.Number) (from, to int, ok bool) {
 	from, to = -1, -1
-	for i := 0; i < len(msg); {
-		n, typ, t := protowire.ConsumeTag(msg[i:])
-		if t < 0 {
+	f := wire.New(msg)
+	for f.Next() {
+		if f.Num != num {
+			continue
+		}
+		switch {
+		case f.Type != protowire.BytesType || to >= 0 && to != f.Start():
 			return 0, 0, false
+		case from < 0:
+			from = f.Start()
 		}
-		m := protowire.ConsumeFieldValue(n, typ, msg[i+t:])
-		if m < 0 {
-			return 0, 0, false
-		}
-		if n == num {
-			switch {
-			case typ != protowire.BytesType || to >= 0 && to != i:
-				return 0, 0, false
-			case from < 0:
-				from = i
-			}
-			to = i + t + m
-		}
-		i += t + m
+		to = f.End()
 	}
-	if from < 0 {
+	switch {
+	case f.Err() != nil:
+		return 0, 0, false
+	case from < 0:
 		return len(msg), len(msg), true
 	}
 	return from, to, true

@@ -3,13 +3,14 @@ package restsource
 import (
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
 // A projection is a user-declared slim type T holding only some fields of
@@ -279,154 +280,37 @@ type projector struct {
 	interner *Interner // strings outside ObjectMeta are interned as decoded
 }
 
-var (
-	errProjectionWire = errors.New("a field of the wrong wire type")
-	errGogoOverflow   = errors.New("integer overflow")
-	errGogoLength     = errors.New("invalid length")
-	errGogoTag        = errors.New("illegal tag")
-)
-
-// The readers below follow the generated (gogo) decoders' rules, which are
-// more lenient than protowire's: a varint has up to 10 bytes whatever its
-// last one holds, a tag's field number is the low 32 bits of its value
-// shifted, and a group is skipped by depth. A projection then accepts
-// exactly what the source type's Unmarshal accepts, in the fields both
-// decode.
-
-// gogoVarint reads a varint at b[0:].
-func gogoVarint(b []byte) (uint64, int, error) {
-	var x uint64
-	for i := 0; ; i++ {
-		if i >= 10 {
-			return 0, 0, errGogoOverflow
-		}
-		if i >= len(b) {
-			return 0, 0, io.ErrUnexpectedEOF
-		}
-		c := b[i]
-		x |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return x, i + 1, nil
-		}
-	}
-}
-
-// gogoTag reads a field's tag.
-func gogoTag(b []byte) (num int32, typ protowire.Type, n int, err error) {
-	wire, n, err := gogoVarint(b)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	num, typ = int32(wire>>3), protowire.Type(wire&7)
-	if typ == protowire.EndGroupType || num <= 0 {
-		return 0, 0, 0, errGogoTag
-	}
-	return num, typ, n, nil
-}
-
-// gogoBytes reads a length-delimited value.
-func gogoBytes(b []byte) ([]byte, int, error) {
-	l, n, err := gogoVarint(b)
-	if err != nil {
-		return nil, 0, err
-	}
-	end := n + int(l)
-	if int(l) < 0 || end < 0 {
-		return nil, 0, errGogoLength
-	}
-	if end > len(b) {
-		return nil, 0, io.ErrUnexpectedEOF
-	}
-	return b[n:end], end, nil
-}
-
-// gogoSkip returns the length of the field (tag included) at b[0:].
-func gogoSkip(b []byte) (int, error) {
-	i, depth := 0, 0
-	for {
-		wire, n, err := gogoVarint(b[i:])
-		if err != nil {
-			return 0, err
-		}
-		i += n
-		switch protowire.Type(wire & 7) {
-		case protowire.VarintType:
-			_, n, err = gogoVarint(b[i:])
-		case protowire.Fixed64Type:
-			n = 8
-		case protowire.BytesType:
-			_, n, err = gogoBytes(b[i:])
-		case protowire.StartGroupType:
-			depth++
-		case protowire.EndGroupType:
-			if depth == 0 {
-				return 0, errors.New("unexpected end of group")
-			}
-			depth--
-		case protowire.Fixed32Type:
-			n = 4
-		default:
-			return 0, fmt.Errorf("illegal wireType %d", wire&7)
-		}
-		if err != nil {
-			return 0, err
-		}
-		if t := protowire.Type(wire & 7); t != protowire.StartGroupType && t != protowire.EndGroupType {
-			i += n
-		}
-		if i > len(b) {
-			return 0, io.ErrUnexpectedEOF
-		}
-		if depth == 0 {
-			return i, nil
-		}
-	}
-}
+var errProjectionWire = errors.New("a field of the wrong wire type")
 
 // decode decodes msg into the struct v (addressable), merging as the
 // generated decoders do.
 func (pr *projector) decode(msg []byte, plan *protoPlan, v reflect.Value) error {
-	for len(msg) > 0 {
-		num, typ, n, err := gogoTag(msg)
-		if err != nil {
-			return err
-		}
+	// Read as the generated decoders read (wire.Gogo): a projection then
+	// accepts exactly what the source type's Unmarshal accepts, in the
+	// fields both decode.
+	f := wire.Gogo(msg)
+	for f.Next() {
 		var fp *fieldPlan
-		if int(num) < len(plan.fields) {
-			fp = plan.fields[num]
+		if int(f.Num) < len(plan.fields) {
+			fp = plan.fields[f.Num]
 		}
 		if fp == nil { // not projected
-			if n, err = gogoSkip(msg); err != nil {
-				return err
-			}
-			msg = msg[n:]
 			continue
 		}
-		msg = msg[n:]
-		if typ != fp.wire {
-			return fmt.Errorf("field %d: %w", num, errProjectionWire)
+		if f.Type != fp.wire {
+			return fmt.Errorf("field %d: %w", f.Num, errProjectionWire)
 		}
-		var raw []byte
-		var x uint64
-		if typ == protowire.BytesType {
-			raw, n, err = gogoBytes(msg)
-		} else {
-			x, n, err = gogoVarint(msg)
-		}
-		if err != nil {
-			return err
-		}
+		var err error
 		if fp.kind == kindMap {
-			err = pr.mapEntry(fp, v.Field(fp.index), msg[n-len(raw):], len(raw))
+			err = pr.mapEntry(fp, v.Field(fp.index), f.Rest(), len(f.Bytes))
 		} else {
-			err = pr.set(fp, v.Field(fp.index), raw, x)
+			err = pr.set(fp, v.Field(fp.index), f.Bytes, f.Varint)
 		}
 		if err != nil {
 			return err
 		}
-		msg = msg[n:]
 	}
-	return nil
+	return f.Err()
 }
 
 // set decodes one value (raw for length-delimited fields, x for varints)
@@ -456,10 +340,9 @@ func (pr *projector) set(fp *fieldPlan, f reflect.Value, raw []byte, x uint64) e
 			f.SetUint(x)
 		}
 	case kindUnmarshaler:
-		nop := func([]byte) error { return nil }
-		if fp.objectMeta && pr.strip && eachRun(raw, protoManagedFieldsField, nop, nop) == nil {
+		if fp.objectMeta && pr.strip && wire.Valid(raw) {
 			om := f.Addr().Interface().(*metav1.ObjectMeta)
-			return eachRun(raw, protoManagedFieldsField, om.Unmarshal, nop)
+			return eachRun(raw, protoManagedFieldsField, om.Unmarshal, func([]byte) error { return nil })
 		}
 		return f.Addr().Interface().(unmarshaler).Unmarshal(raw)
 	case kindMessage:
@@ -478,49 +361,28 @@ func (pr *projector) set(fp *fieldPlan, f reflect.Value, raw []byte, x uint64) e
 	return nil
 }
 
-// mapEntry decodes the map entry buf[:n] (key = 1, value = 2, read as
-// length-delimited whatever their wire types say; a missing key or value
-// is the zero value) into the map f, as the generated decoders do, quirks
-// included: a key or value may run past the entry's end, up to the end of
-// buf (the rest of the enclosing message).
+// mapEntry decodes the map entry buf[:n] into the map f as the generated
+// decoders do, quirks included ([wire.MapEntry]): a missing key or value
+// is the zero value.
 func (pr *projector) mapEntry(fp *fieldPlan, f reflect.Value, buf []byte, n int) error {
 	if f.IsNil() {
 		f.Set(reflect.MakeMap(fp.typ))
 	}
 	key := reflect.New(fp.key.typ).Elem()
 	val := reflect.New(fp.elem.typ).Elem()
-	for i := 0; i < n; {
-		wire, m, err := gogoVarint(buf[i:])
-		if err != nil {
-			return err
-		}
-		if num := int32(wire >> 3); num != 1 && num != 2 {
-			skip, err := gogoSkip(buf[i:])
-			if err != nil {
-				return err
-			}
-			if i+skip > n {
-				return io.ErrUnexpectedEOF
-			}
-			i += skip
-			continue
-		}
-		raw, k, err := gogoBytes(buf[i+m:])
-		if err != nil {
-			return err
-		}
-		i += m + k
+	err := wire.MapEntry(buf, n, func(num protowire.Number, raw []byte) error {
 		target, plan := key, fp.key
-		if wire>>3 == 2 {
+		if num == 2 {
 			target, plan = val, fp.elem
 			if plan.kind != kindString {
 				val = reflect.New(fp.elem.typ).Elem() // a message value is replaced, not merged
 				target = val
 			}
 		}
-		if err := pr.set(plan, target, raw, 0); err != nil {
-			return err
-		}
+		return pr.set(plan, target, raw, 0)
+	})
+	if err != nil {
+		return err
 	}
 	f.SetMapIndex(key, val)
 	return nil

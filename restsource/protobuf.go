@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
 // protoMagic starts every protobuf-encoded Kubernetes object.
@@ -38,7 +40,14 @@ func parseUnknown(data []byte) (unknown, error) {
 	if !bytes.HasPrefix(data, protoMagic) {
 		return u, fmt.Errorf("not a protobuf-encoded object: expected the prefix %q, got %q", protoMagic, data[:min(len(data), len(protoMagic))])
 	}
-	err := eachField(data[len(protoMagic):], func(num protowire.Number, v []byte) error {
+	return u, u.parse(data[len(protoMagic):])
+}
+
+// parse reads the fields of the envelope msg (or of a part of it: a list
+// read as it arrives has its envelope read in two) into u, and checks
+// that they name no content encoding.
+func (u *unknown) parse(msg []byte) error {
+	err := eachField(msg, func(num protowire.Number, v []byte) error {
 		switch num {
 		case 1:
 			return eachField(v, func(num protowire.Number, v []byte) error {
@@ -60,12 +69,12 @@ func parseUnknown(data []byte) (unknown, error) {
 		return nil
 	})
 	if err != nil {
-		return u, fmt.Errorf("malformed protobuf envelope: %w", err)
+		return fmt.Errorf("malformed protobuf envelope: %w", err)
 	}
 	if len(u.contentEncoding) != 0 {
-		return u, fmt.Errorf("unsupported content encoding %q", u.contentEncoding)
+		return fmt.Errorf("unsupported content encoding %q", u.contentEncoding)
 	}
-	return u, nil
+	return nil
 }
 
 // parseProtoEvent parses one protobuf watch frame:
@@ -94,9 +103,15 @@ func parseProtoEvent(frame []byte) (typ, object []byte, err error) {
 }
 
 // parseProtoList splits the message of a generated list type (ListMeta
-// metadata = 1; repeated Item items = 2) into its metadata and its items,
-// appended to items.
-func parseProtoList(msg []byte, items [][]byte) (listMeta []byte, _ [][]byte, err error) {
+// metadata = 1; repeated Item items = 2) into its metadata and its items.
+func parseProtoList(msg []byte) (listMeta []byte, items [][]byte, err error) {
+	n := 0
+	for f := wire.New(msg); f.Next(); {
+		if f.Num == 2 && f.Type == protowire.BytesType {
+			n++
+		}
+	}
+	items = make([][]byte, 0, n)
 	err = eachField(msg, func(num protowire.Number, v []byte) error {
 		switch num {
 		case 1:
@@ -112,65 +127,40 @@ func parseProtoList(msg []byte, items [][]byte) (listMeta []byte, _ [][]byte, er
 	return listMeta, items, nil
 }
 
-// countProtoField counts the occurrences of field num in msg, to size a
-// slice before parseProtoList fills it.
-func countProtoField(msg []byte, want protowire.Number) int {
-	n := 0
-	for len(msg) > 0 {
-		num, typ, l := protowire.ConsumeTag(msg)
-		if l < 0 {
-			return n
-		}
-		msg = msg[l:]
-		l = protowire.ConsumeFieldValue(num, typ, msg)
-		if l < 0 {
-			return n
-		}
-		if num == want && typ == protowire.BytesType {
-			n++
-		}
-		msg = msg[l:]
-	}
-	return n
-}
-
 var errWireType = errors.New("a field of the wrong wire type")
 
 // eachField calls fn with the number and value of every length-delimited
 // field of msg, in order; fields of other wire types are skipped, except
 // that the known fields (numbers 1 to 4 here) must be length-delimited.
 func eachField(msg []byte, fn func(num protowire.Number, v []byte) error) error {
-	for len(msg) > 0 {
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return parseError(n)
-		}
-		msg = msg[n:]
-		if typ != protowire.BytesType {
-			if num >= 1 && num <= 4 {
-				return fmt.Errorf("field %d: %w", num, errWireType)
+	f := wire.New(msg)
+	for f.Next() {
+		if f.Type != protowire.BytesType {
+			if err := knownBytes(&f); err != nil {
+				return err
 			}
-			n = protowire.ConsumeFieldValue(num, typ, msg)
-			if n < 0 {
-				return parseError(n)
-			}
-			msg = msg[n:]
 			continue
 		}
-		v, n := protowire.ConsumeBytes(msg)
-		if n < 0 {
-			return parseError(n)
-		}
-		msg = msg[n:]
-		if err := fn(num, v); err != nil {
+		if err := fn(f.Num, f.Bytes); err != nil {
 			return err
 		}
 	}
-	return nil
+	if f.Err() == nil {
+		return nil
+	}
+	if err := knownBytes(&f); err != nil {
+		return err // the wire type, told before the value
+	}
+	// Not wrapped: a truncated field is a malformed message, not the end
+	// of the stream.
+	return fmt.Errorf("invalid field: %v", f.Err())
 }
 
-// parseError describes a protowire failure without wrapping it: a
-// truncated field is a malformed message, not the end of the stream.
-func parseError(n int) error {
-	return fmt.Errorf("invalid field: %v", protowire.ParseError(n))
+// knownBytes reports an error if f's field is a known one (numbers 1 to
+// 4) that is not length-delimited.
+func knownBytes(f *wire.Fields) error {
+	if f.Num >= 1 && f.Num <= 4 && f.Type != protowire.BytesType {
+		return fmt.Errorf("field %d: %w", f.Num, errWireType)
+	}
+	return nil
 }
