@@ -57,10 +57,10 @@ func configMapSource(_ *testing.B, n int) *scaleSource {
 		}
 		return &scaleSource{start: func(b *testing.B, st scaleStart) (*running, func() func() time.Time) {
 			ch := make(chan watch.Event, 1)
-			lw := newScaleLW(&configMapLW{items: items, rv: "1", ch: ch})
+			lw := newScaleLW(objects.NoWatchList(&configMapLW{items: items, rv: "1", ch: ch}))
 			run := startConfigMaps(b, st.lib, st.source(lw), st.hit)
 			return run, func() func() time.Time {
-				started := lw.relist(&configMapLW{items: next, rv: "2", ch: ch})
+				started := lw.relist(objects.NoWatchList(&configMapLW{items: next, rv: "2", ch: ch}))
 				ch <- expired
 				return started
 			}
@@ -69,15 +69,14 @@ func configMapSource(_ *testing.B, n int) *scaleSource {
 }
 
 // configMapLW lists items in pages of opts.Limit (continue = offset), each
-// item deep-copied, and forwards ch to its watch. It does not support
-// streaming lists, so both libraries list in pages.
+// item deep-copied, and forwards ch to its watch. It cannot serve
+// streaming lists: it is used through objects.NoWatchList, so that both
+// libraries list in pages.
 type configMapLW struct {
 	ch    chan watch.Event
 	items []corev1.ConfigMap
 	rv    string
 }
-
-func (*configMapLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 func (s *configMapLW) List(opts metav1.ListOptions) (kruntime.Object, error) {
 	items, rv := s.items, s.rv
