@@ -55,26 +55,19 @@ type stringTable struct {
 	// step with its slot costs a comparison or a hit, never a wrong
 	// string).
 	tags []atomic.Uint32
-	mask uint64 // of a set's index: sets - 1
-	// seen holds fingerprints of strings seen once (seenPerSlot per
-	// slot): a string is admitted when it finds its own fingerprint there.
-	seen []atomic.Uint32
+	mask uint64    // of a set's index: sets - 1
+	seen admission // the strings seen once
 	// dropped counts the admitted strings this table dropped: when it
 	// reaches an eighth of the slots, the strings that repeat no longer
 	// fit their sets, and the Interner grows.
 	dropped atomic.Uint64
-	// victim picks the fingerprint a full bucket gives up.
-	victim atomic.Uint64
 }
 
-// seenPerSlot is the number of fingerprints per slot: a string is
-// admitted if it is seen again before about seenPerSlot times the table's
-// size of other first sightings.
-const seenPerSlot = 4
-
 func newStringTable(slots int) *stringTable {
-	return &stringTable{slots: make([]atomic.Pointer[string], slots), tags: make([]atomic.Uint32, slots),
-		mask: uint64(slots/internWays - 1), seen: make([]atomic.Uint32, seenPerSlot*slots)}
+	t := &stringTable{slots: make([]atomic.Pointer[string], slots), tags: make([]atomic.Uint32, slots),
+		mask: uint64(slots/internWays - 1)}
+	t.seen.init(slots)
+	return t
 }
 
 // set returns the index of the first slot of the set of hash h.
@@ -92,29 +85,6 @@ func (t *stringTable) find(h uint64, s string) (*string, bool) {
 		}
 	}
 	return nil, false
-}
-
-// admit reports whether the string of hash h was seen before (and forgets
-// it), else remembers it. Fingerprints go to buckets of four, so strings
-// that meet in a bucket do not keep wiping each other out.
-func (t *stringTable) admit(h uint64) bool {
-	fp := uint32(h>>32) | 1
-	b := t.seen[(h>>20)%uint64(len(t.seen)/seenPerSlot)*seenPerSlot:][:seenPerSlot]
-	free := -1
-	for i := range b {
-		switch v := b[i].Load(); v {
-		case fp:
-			b[i].Store(0)
-			return true
-		case 0:
-			free = i
-		}
-	}
-	if free < 0 {
-		free = int(t.victim.Add(1) % seenPerSlot)
-	}
-	b[free].Store(fp)
-	return false
 }
 
 // add puts s in the first slot of its set, moving the others down one and
@@ -250,7 +220,7 @@ func (in *Interner) lookup(s string) (_ string, hit, counted bool) {
 // miss admits s (of hash h, not in t) if it was seen before, growing the
 // table when it has dropped an eighth of its size of admitted strings.
 func (in *Interner) miss(t *stringTable, h uint64, s string) {
-	if !t.admit(h) {
+	if !t.seen.admit(h) {
 		return
 	}
 	in.admitted.Add(1)
@@ -379,7 +349,7 @@ func (in *Interner) Stats() InternerStats {
 	t := in.tab.Load()
 	st := InternerStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Admitted: in.admitted.Load(),
 		Evictions: in.evictions.Load(), Grows: in.grows.Load(), Capacity: len(t.slots), MaxCapacity: in.maxSlots,
-		Bytes: int64(12*len(t.slots) + 4*len(t.seen))}
+		Bytes: 12*int64(len(t.slots)) + t.seen.bytes()}
 	for i := range t.slots {
 		if p := t.slots[i].Load(); p != nil {
 			st.Len++

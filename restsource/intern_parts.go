@@ -40,8 +40,7 @@ const partKeyBudget = 512
 type partShard struct {
 	mu       sync.Mutex
 	entries  []partEntry // in sets of internWays, the newest first
-	seen     []uint32    // fingerprints of parts seen once, seenPerSlot per entry
-	victim   uint64      // picks the fingerprint a full bucket gives up
+	seen     admission   // the parts seen once
 	max      int         // entries this shard grows to
 	dropped  int         // admitted entries dropped since the last growth
 	keyBytes int         // encoding bytes held
@@ -69,7 +68,8 @@ func (t *partTable) init(initial, maxEntries int) {
 	maxPer := max(per, maxEntries/partShards)
 	for i := range t.shards {
 		sh := &t.shards[i]
-		sh.entries, sh.seen = make([]partEntry, per), make([]uint32, seenPerSlot*per)
+		sh.entries = make([]partEntry, per)
+		sh.seen.init(per)
 		sh.max, sh.budget = maxPer, maxPer*partKeyBudget
 	}
 }
@@ -135,7 +135,7 @@ func (t *partTable) put(site partSite, h uint64, enc partKey, val any) {
 	sh := t.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if !sh.admit(h) {
+	if !sh.seen.admit(h) {
 		return
 	}
 	i := sh.set(h)
@@ -162,34 +162,11 @@ func (t *partTable) put(site partSite, h uint64, enc partKey, val any) {
 	}
 }
 
-// admit reports whether the part of hash h was seen before (and forgets
-// it), else remembers it, as stringTable.admit does; the caller holds the
-// lock.
-func (sh *partShard) admit(h uint64) bool {
-	fp := uint32(h>>32) | 1
-	b := sh.seen[(h>>20)%uint64(len(sh.seen)/seenPerSlot)*seenPerSlot:][:seenPerSlot]
-	free := -1
-	for i, v := range b {
-		switch v {
-		case fp:
-			b[i] = 0
-			return true
-		case 0:
-			free = i
-		}
-	}
-	if free < 0 {
-		sh.victim++
-		free = int(sh.victim % seenPerSlot)
-	}
-	b[free] = fp
-	return false
-}
-
 // grow doubles the shard, keeping its entries; the caller holds its lock.
 func (sh *partShard) grow() {
 	old := sh.entries
-	sh.entries, sh.seen, sh.dropped = make([]partEntry, 2*len(old)), make([]uint32, 2*seenPerSlot*len(old)), 0
+	sh.entries, sh.dropped = make([]partEntry, 2*len(old)), 0
+	sh.seen.init(len(sh.entries))
 	for set := 0; set < len(old); set += internWays {
 		for j := set + internWays - 1; j >= set; j-- { // oldest first: the newest end up first
 			if e := old[j]; e.val != nil {
@@ -242,7 +219,7 @@ func (t *partTable) stats() PartStats {
 		st.Full += sh.full
 		st.Capacity += len(sh.entries)
 		st.MaxCapacity += sh.max
-		st.Bytes += int64(len(sh.entries))*int64(unsafe.Sizeof(partEntry{})) + int64(4*len(sh.seen)) + int64(sh.keyBytes)
+		st.Bytes += int64(len(sh.entries))*int64(unsafe.Sizeof(partEntry{})) + sh.seen.bytes() + int64(sh.keyBytes)
 		for j := range sh.entries {
 			if sh.entries[j].val != nil {
 				st.Len++
