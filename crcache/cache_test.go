@@ -32,8 +32,8 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 	"github.com/listwatch/listwatch/informer/statuspage"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
 )
 
 func TestMain(m *testing.M) {
@@ -112,7 +112,7 @@ func mapper() meta.RESTMapper {
 func start(t *testing.T, srv *fake.Server, newCache cache.NewCacheFunc, opts cache.Options) cache.Cache {
 	t.Helper()
 	opts.Mapper = mapper()
-	c, err := newCache(fakehttp.Serve(t, srv), opts)
+	c, err := newCache(fakeapi.ServeTest(t, srv, fakeapi.Options{}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

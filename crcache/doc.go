@@ -144,7 +144,7 @@
 // # Testing
 //
 // The tests run a manager's cache against fake.Server served over HTTP
-// (internal/testing/fakehttp): Get and List of typed, unstructured and metadata-
+// (fake/fakeapi): Get and List of typed, unstructured and metadata-
 // only objects equal the server's, namespaces, label and field selectors,
 // IndexField lookups, managedFields stripped by default and kept when
 // opted out, and which informers decode with restsource (shown in

@@ -17,7 +17,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 )
 
 // A manager whose cache is listwatch's: one line, NewCache. Its client
@@ -29,7 +29,7 @@ func Example() {
 	// An in-memory apiserver standing in for a cluster.
 	srv, _ := fake.NewServer(fake.Options{FieldManager: "kubectl"})
 	_, _ = srv.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0"}})
-	hs := httptest.NewServer(fakehttp.Handler(srv, func(error) {}))
+	hs := httptest.NewServer(fakeapi.Handler(srv, fakeapi.Options{ReportError: func(error) {}}))
 	defer hs.Close()
 	cfg := &rest.Config{Host: hs.URL}
 

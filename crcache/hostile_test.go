@@ -22,7 +22,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 )
 
 const (
@@ -75,8 +75,8 @@ func hostileRun(t *testing.T, seed uint64) int {
 	srv := fake.NewTestServer(t, fake.Options{})
 	var mu sync.Mutex
 	var requests []time.Time
-	h := fakehttp.Handler(srv, func(err error) { t.Errorf("fakehttp: %v", err) })
-	cfg, stopHTTP := fakehttp.Pipe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := fakeapi.Handler(srv, fakeapi.Options{ReportError: func(err error) { t.Errorf("fakeapi: %v", err) }})
+	cfg, stopHTTP := fakeapi.Pipe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		requests = append(requests, time.Now())
 		mu.Unlock()

@@ -22,7 +22,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 )
 
 // plainConfigMap is a Go type of its own for ConfigMaps, which the
@@ -86,8 +86,8 @@ func plainServer(t *testing.T) (srv *fake.Server, cfg *rest.Config, lists func()
 	}
 	var mu sync.Mutex
 	served := map[string][]time.Time{}
-	h := fakehttp.Handler(srv, func(err error) { t.Errorf("fakehttp: %v", err) })
-	cfg, stop := fakehttp.Pipe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := fakeapi.Handler(srv, fakeapi.Options{ReportError: func(err error) { t.Errorf("fakeapi: %v", err) }})
+	cfg, stop := fakeapi.Pipe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if q.Get("sendInitialEvents") == "true" {
 			w.Header().Set("Content-Type", "application/json")

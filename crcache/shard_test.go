@@ -19,7 +19,7 @@ import (
 
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 	"github.com/listwatch/listwatch/reflector"
 	"github.com/listwatch/listwatch/shard"
 )
@@ -97,7 +97,7 @@ func (w *shardWorld) start(id string, objects map[client.Object]shard.Field) *me
 			})
 		},
 	})
-	c, err := newCache(fakehttp.Serve(t, w.srv), cache.Options{Mapper: mapper()})
+	c, err := newCache(fakeapi.ServeTest(t, w.srv, fakeapi.Options{}), cache.Options{Mapper: mapper()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestShardedCachesDefaultObjects(t *testing.T) {
 // an unsharded cache has no member.
 func TestShardOptionsRefused(t *testing.T) {
 	srv := fake.NewTestServer(t, fake.Options{})
-	cfg := fakehttp.Serve(t, srv)
+	cfg := fakeapi.ServeTest(t, srv, fakeapi.Options{})
 	for name, o := range map[string]crcache.ShardOptions{
 		"no namespace": {Member: shard.MemberOptions{Ring: "r", Identity: "x"}},
 		"bad field": {Member: shard.MemberOptions{Namespace: "n", Ring: "r", Identity: "x"},

@@ -71,6 +71,12 @@
 // CloseWatches act on open watches; Down and Up take the whole server away
 // (open watches close, calls are refused). Compact forgets history.
 //
+// Package fake/fakeapi serves a Server over kube-apiserver's REST API
+// (reads, writes, patches and discovery) and returns a rest.Config, so that
+// client-go's clientsets and informers, controller-runtime and restsource
+// reach it as they would a cluster; Resources and Scheme are what it routes
+// and decodes with.
+//
 // NewChurn drives seeded, reproducible create/update/delete traffic, and
 // Converged/ConvergedKeys check that a client store holds exactly the
 // server's objects at their resource versions, with a readable diff.

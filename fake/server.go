@@ -199,3 +199,16 @@ func parseRV(s string) (uint64, error) {
 	}
 	return rv, nil
 }
+
+// Resources returns the resource types the server serves, in the order of
+// Options.Resources (defaulted): what a REST front end such as
+// fake/fakeapi routes and lists in discovery.
+func (s *Server) Resources() []Resource {
+	out := make([]Resource, len(s.opts.Resources))
+	copy(out, s.opts.Resources)
+	return out
+}
+
+// Scheme returns the scheme the server builds typed objects with
+// (Options.Scheme, defaulted to client-go's).
+func (s *Server) Scheme() *runtime.Scheme { return s.opts.Scheme }

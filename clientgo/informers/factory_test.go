@@ -25,7 +25,7 @@ import (
 	"github.com/listwatch/listwatch/clientgo/informers"
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/fake"
-	"github.com/listwatch/listwatch/internal/testing/fakehttp"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 )
 
 func pod(ns, name string, lbls map[string]string) *corev1.Pod {
@@ -332,7 +332,7 @@ func TestRESTSourceMemoryOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs := kubernetes.NewForConfigOrDie(fakehttp.Serve(t, srv))
+	cs := kubernetes.NewForConfigOrDie(fakeapi.ServeTest(t, srv, fakeapi.Options{}))
 	for _, tc := range []struct {
 		name          string
 		opts          []informers.SharedInformerOption

@@ -1,0 +1,79 @@
+// Package fakeapi serves a fake.Server over kube-apiserver's REST API,
+// in-process, so that the clients a controller uses (client-go's typed
+// clientset and informers, the dynamic and metadata clients,
+// controller-runtime's client and cache, listwatch's restsource) can be
+// pointed at the in-memory apiserver through a plain *rest.Config: no
+// binaries, no etcd, and the fake's faults, churn and call log still
+// apply.
+//
+// # Usage
+//
+//	srv := fake.NewTestServer(t, fake.Options{}) // pods and configmaps
+//	cfg := fakeapi.ServeTest(t, srv, fakeapi.Options{})
+//	cs := kubernetes.NewForConfigOrDie(cfg)
+//	pod, err := cs.CoreV1().Pods("ns").Create(ctx, &corev1.Pod{...}, metav1.CreateOptions{})
+//
+// Outside a test, Serve(ctx, srv, opts) serves until ctx ends. Handler is
+// the http.Handler itself, and Pipe serves any handler (Handler wrapped in
+// a test's own middleware, say) over in-memory connections, as
+// Options.InMemory does.
+//
+// What is served, for the resources the fake.Server serves
+// (fake.Server.Resources), at /api/v1/... and /apis/GROUP/VERSION/...,
+// namespaced or cluster-scoped:
+//
+//   - list and watch, with every list and watch semantic of package fake
+//     (resource versions, continue tokens, selectors, bookmarks, streaming
+//     lists), the injected faults of fake.Server.FailNext, InjectWatchFault,
+//     Stall and Down (a refused connection is a dropped one), and the call
+//     log;
+//   - get, create (201; generateName, uid, creationTimestamp and
+//     resourceVersion as fake.Server.Create sets them), update (a stale
+//     resourceVersion is a 409 Conflict) and delete (preconditions on UID
+//     and resourceVersion; a 200 Status naming the deleted object);
+//   - patch: JSON patch, merge patch and, for typed resources, strategic
+//     merge patch, applied to the current object and retried on a
+//     concurrent write unless the patch sets metadata.resourceVersion;
+//   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
+//     /apis/GROUP/VERSION in the unaggregated form, enough for
+//     kubernetes.NewForConfig and a discovery-based RESTMapper.
+//
+// Bodies are read as JSON, YAML or protobuf for typed resources (client-go's
+// typed clients send protobuf) and as JSON for unstructured ones; answers are
+// JSON (a client that asks for protobuf also accepts JSON), or
+// PartialObjectMetadata(List) when the Accept header asks for it. Errors
+// are kube-apiserver's Status bodies with its codes: 404 for an unserved
+// path or a missing object, 409 AlreadyExists and Conflict, 400 for a
+// malformed body or a name or namespace that is not the URL's, 405 for a
+// verb not served, 413 for a body over MaxRequestBodyBytes, 415 for a
+// content type it cannot read, 422 Invalid from the fake's metadata
+// validation. A failed request changes nothing in the fake.
+//
+// Not served yet: the status and other subresources (404), deletecollection
+// (405), server-side apply (415), dry run (400), Table output, protobuf
+// answers, aggregated discovery and OpenAPI, graceful deletion and
+// finalizers, and faults on get and the write verbs (faults apply to lists
+// and watches, as in package fake).
+//
+// # Concurrency
+//
+// The handler is safe for concurrent use: it holds no state of its own
+// beyond what Handler read from the fake.Server (its resources and scheme,
+// which do not change) and every request goes through the fake.Server's
+// methods, which are. A watch streams from its own request goroutine until
+// the client goes, the fake ends it, or the server stops: stopping
+// (ctx's end for Serve, the test's for ServeTest, Pipe's stop) cancels
+// every request's context, closes every connection and, for ServeTest and
+// Pipe, waits for every handler to return.
+//
+// # Testing
+//
+// The package's tests drive the handler through client-go alone: a typed
+// clientset's create, get, update, patch (three kinds), delete and list
+// equal the fake's state; a stale resourceVersion is a 409, generateName
+// names the object; a shared informer factory syncs through the config and
+// sees a create; a FailNext fault reaches the client with its code;
+// malformed, oversized and wrongly typed bodies get 400, 413 and 415 with
+// a Status; discovery feeds a deferred discovery RESTMapper. goleak checks
+// the package's goroutines in TestMain.
+package fakeapi
