@@ -90,6 +90,18 @@ type Reflector struct {
 // with client-go.
 var clientGoBackoff = reflector.Backoff{Slow: -1}
 
+// clientGoWatchList is the drop-ins' streaming-list mode, as client-go
+// decides it: its WatchListClient feature (on by default) allows them,
+// then the source must support them (WatchListAuto). Tests turn the
+// feature off to have their fake clients listed (kube-controller-manager's
+// devicetainteviction tests).
+func clientGoWatchList() reflector.WatchListMode {
+	if !features.FeatureGates().Enabled(features.WatchListClient) {
+		return reflector.WatchListOff
+	}
+	return reflector.WatchListAuto
+}
+
 // packageDir is this package's source directory, which a reflector's
 // default name skips (client-go's skips its own) to name the caller.
 var packageDir = func() string {
@@ -138,11 +150,7 @@ func NewReflectorWithOptions(lw cache.ListerWatcher, expectedType interface{}, s
 		clock:           options.Clock,
 		logger:          options.Logger,
 	}
-	// Streaming lists as client-go decides: its WatchListClient feature
-	// (on by default) allows them, then the source must support them.
-	if !features.FeatureGates().Enabled(features.WatchListClient) {
-		r.watchList = reflector.WatchListOff
-	}
+	r.watchList = clientGoWatchList()
 	if r.name == "" {
 		r.name = naming.GetNameFromCallsite(packageDir, "client-go/tools/cache/")
 	}

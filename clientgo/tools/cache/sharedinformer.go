@@ -65,7 +65,7 @@ func NewObservedSharedIndexInformer(lw cache.ListerWatcher, exampleObject runtim
 	c := &listwatchInformer{lw: lw, example: exampleObject, name: name, defaultResync: options.ResyncPeriod}
 	// An unstructured example with a kind accepts only that kind, as in
 	// client-go; the reflector drops and reports the others.
-	rcfg := reflector.Config[store.Object]{Metrics: obs.Reflector, Backoff: clientGoBackoff}
+	rcfg := reflector.Config[store.Object]{Metrics: obs.Reflector, Backoff: clientGoBackoff, WatchList: clientGoWatchList()}
 	if u, ok := exampleObject.(*unstructured.Unstructured); ok {
 		if gvk := u.GroupVersionKind(); !gvk.Empty() {
 			rcfg.ExpectedGVK = &gvk
