@@ -24,7 +24,10 @@ e2e: apiserver
 # shared-informer, workqueue
 # and RetryWatcher tests ported onto the drop-ins, and every test of the
 # client-go packages clientgo/ covers run against clientgo/ with only their
-# import paths rewritten (client-go-rewritten). Fails on a failure not in
+# import paths rewritten (client-go-rewritten), and kube-controller-manager's
+# controller unit tests (k8s.io/kubernetes/pkg/controller/...) with their
+# test files' informer imports switched to clientgo/
+# (kube-controller-manager). Fails on a failure not in
 # hack/peer/known-failures.txt. peer-baseline runs the same suites with the
 # peers' own constructors and packages. See docs/testing.md, "Peer suites".
 peer: apiserver

@@ -4,7 +4,8 @@
 # peers' own constructors (baseline, which proves the harness), prints
 # passed/failed/skipped per suite and fails on any failure not listed in
 # hack/peer/known-failures.txt. Suites: controller-runtime
-# controller-runtime-crcache client-go client-go-rewritten (all by default). See docs/testing.md, "Peer suites".
+# controller-runtime-crcache client-go client-go-rewritten
+# kube-controller-manager (all by default). See docs/testing.md, "Peer suites".
 #
 # Environment:
 #   PEER_WORKDIR  where the peers' code is copied and built (default: a
@@ -19,8 +20,8 @@ GO=${GO:-go}
 mode=${1:-listwatch}
 shift || true
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime controller-runtime-crcache client-go client-go-rewritten)
-case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [controller-runtime-crcache] [client-go] [client-go-rewritten]" >&2; exit 2 ;; esac
+[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime controller-runtime-crcache client-go client-go-rewritten kube-controller-manager)
+case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [controller-runtime-crcache] [client-go] [client-go-rewritten] [kube-controller-manager]" >&2; exit 2 ;; esac
 
 if [[ -n ${PEER_WORKDIR:-} ]]; then
 	work=$PEER_WORKDIR
@@ -65,6 +66,9 @@ for suite in "${suites[@]}"; do
 		PEER_SKIP=$("$work/peertool" hangs -suite "$suite" -known "$known")
 		export PEER_SKIP
 		bash "$here/$suite.sh" "$mode" "$work" "$work/peertool"
+		;;
+	kube-controller-manager)
+		bash "$here/kube-controller-manager.sh" "$mode" "$work"
 		;;
 	*) echo "peer: unknown suite $suite" >&2; exit 2 ;;
 	esac
