@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // Objects added to an informer's indexer by hand before it starts, as
@@ -72,15 +74,9 @@ func TestHandAddedObjectsGiveWayToTheListAsClientGo(t *testing.T) {
 			},
 		}
 	}
-	lwc := cache.ToListWatcherWithWatchListSemantics(lw(), noWatchListClient{})
-	want := contents(t, cache.NewSharedIndexInformer(lwc, &corev1.ConfigMap{}, time.Hour, nil))
-	got := contents(t, NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw(), noWatchListClient{}), &corev1.ConfigMap{}, time.Hour, nil))
+	want := contents(t, cache.NewSharedIndexInformer(objects.NoWatchList(lw()), &corev1.ConfigMap{}, time.Hour, nil))
+	got := contents(t, NewSharedIndexInformer(objects.NoWatchList(lw()), &corev1.ConfigMap{}, time.Hour, nil))
 	if got != want {
 		t.Fatalf("the drop-in holds %s; client-go's informer %s", got, want)
 	}
 }
-
-// noWatchListClient declares that its server cannot stream lists.
-type noWatchListClient struct{}
-
-func (noWatchListClient) IsWatchListSemanticsUnSupported() bool { return true }
