@@ -109,7 +109,7 @@ func (s *source[T]) streamProtobufList(r *bufio.Reader) (_ runtime.Object, ok bo
 	msg := head[len(protoMagic):]
 	f := wire.Prefix(msg)
 	var u unknown
-	if !f.Next() || f.Num != 1 || f.Type != protowire.BytesType || f.Len() != len(f.Bytes) ||
+	if !f.Next() || f.Num != 1 || f.Type != protowire.BytesType || f.Len() != len(f.Bytes()) ||
 		u.parse(msg[:f.End()]) != nil || !d.listKindOK(u.kind, u.apiVersion) {
 		return nil, false, nil
 	}

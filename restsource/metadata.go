@@ -78,7 +78,8 @@ func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *intern
 		return errUnsplittable
 	}
 	start := 0 // of the current run
-	for f := wire.New(meta); f.Next(); {
+	f := wire.New(meta)
+	for f.Next() {
 		num := f.Num
 		mine := f.Type == protowire.BytesType && (strip && num == protoManagedFieldsField ||
 			in != nil && (num == metaGenerateName || num == metaNamespace || num == metaLabels || num == metaAnnotations || num == metaFinalizers))
@@ -90,7 +91,7 @@ func decodeObjectMeta(meta []byte, om *metav1.ObjectMeta, strip bool, in *intern
 				return err
 			}
 		}
-		switch v := f.Bytes; num {
+		switch v := f.Bytes(); num {
 		case metaGenerateName:
 			om.GenerateName = in.bytes(v)
 		case metaNamespace:

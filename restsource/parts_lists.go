@@ -203,7 +203,7 @@ func jsonElements[P any, PP ptrUnmarshaler[P]](d *partsDecoder, m *message[P, PP
 func eachEntry(run []byte, fn func(v []byte) error) error {
 	f := wire.New(run)
 	for f.Next() {
-		if err := fn(f.Bytes); err != nil {
+		if err := fn(f.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -244,7 +244,7 @@ func (d *partsDecoder) entries(run []byte, shareLong bool) (map[string]string, e
 	m := map[string]string{}
 	f := wire.New(run)
 	for f.Next() {
-		if v := f.Bytes; !shareLong || len(v) <= MaxInternedLen+8 {
+		if v := f.Bytes(); !shareLong || len(v) <= MaxInternedLen+8 {
 			k, val, err := stringMapEntry(f.Rest(), len(v), d.in)
 			if err != nil {
 				return nil, err

@@ -20,32 +20,40 @@ import (
 // part replaces, where decoding twice would merge.
 func eachPart(msg []byte, pick func(protowire.Number) bool, other func([]byte) error, part func(protowire.Number, []byte) error) error {
 	var seen fieldSet
-	start := 0 // of the current run of other fields
+	start := 0               // of the current run of other fields
+	var run protowire.Number // of the current run of picked fields, or 0
+	from := 0                // where it starts
 	f := wire.New(msg)
-	for f.Next() {
-		num, from := f.Num, f.Start()
-		if f.Type != protowire.BytesType || num >= 64 || !pick(num) {
-			continue
-		}
-		for g := f; g.Next() && g.Num == num && g.Type == protowire.BytesType; {
-			f = g
-		}
-		if seen.has(num) {
+	for {
+		ok := f.Next()
+		if !ok && f.Err() != nil {
 			return errUnsplittable
 		}
-		seen |= 1 << num
-		if start < from {
-			if err := other(msg[start:from]); err != nil {
+		if run != 0 && (!ok || f.Num != run || f.Type != protowire.BytesType) {
+			to := len(msg)
+			if ok {
+				to = f.Start()
+			}
+			if seen.has(run) {
+				return errUnsplittable
+			}
+			seen |= 1 << run
+			if start < from {
+				if err := other(msg[start:from]); err != nil {
+					return err
+				}
+			}
+			if err := part(run, msg[from:to]); err != nil {
 				return err
 			}
+			start, run = to, 0
 		}
-		if err := part(num, msg[from:f.End()]); err != nil {
-			return err
+		if !ok {
+			break
 		}
-		start = f.End()
-	}
-	if f.Err() != nil {
-		return errUnsplittable
+		if run == 0 && f.Type == protowire.BytesType && f.Num < 64 && pick(f.Num) {
+			run, from = f.Num, f.Start()
+		}
 	}
 	if start < len(msg) {
 		return other(msg[start:])
@@ -69,7 +77,7 @@ func eachRun(msg []byte, special protowire.Number, other, fn func([]byte) error)
 				return err
 			}
 		}
-		if err := fn(f.Bytes); err != nil {
+		if err := fn(f.Bytes()); err != nil {
 			return err
 		}
 		start = f.End()
@@ -103,7 +111,7 @@ func single(run []byte) ([]byte, error) {
 	if !f.Next() || f.End() != len(run) {
 		return nil, errUnsplittable
 	}
-	return f.Bytes, nil
+	return f.Bytes(), nil
 }
 
 // runSpan returns the span of the run of length-delimited fields num in

@@ -302,9 +302,9 @@ func (pr *projector) decode(msg []byte, plan *protoPlan, v reflect.Value) error 
 		}
 		var err error
 		if fp.kind == kindMap {
-			err = pr.mapEntry(fp, v.Field(fp.index), f.Rest(), len(f.Bytes))
+			err = pr.mapEntry(fp, v.Field(fp.index), f.Rest(), len(f.Bytes()))
 		} else {
-			err = pr.set(fp, v.Field(fp.index), f.Bytes, f.Varint)
+			err = pr.set(fp, v.Field(fp.index), f.Bytes(), f.Varint)
 		}
 		if err != nil {
 			return err

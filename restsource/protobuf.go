@@ -40,7 +40,8 @@ func parseUnknown(data []byte) (unknown, error) {
 	if !bytes.HasPrefix(data, protoMagic) {
 		return u, fmt.Errorf("not a protobuf-encoded object: expected the prefix %q, got %q", protoMagic, data[:min(len(data), len(protoMagic))])
 	}
-	return u, u.parse(data[len(protoMagic):])
+	err := u.parse(data[len(protoMagic):]) // before u is returned
+	return u, err
 }
 
 // parse reads the fields of the envelope msg (or of a part of it: a list
@@ -106,7 +107,8 @@ func parseProtoEvent(frame []byte) (typ, object []byte, err error) {
 // metadata = 1; repeated Item items = 2) into its metadata and its items.
 func parseProtoList(msg []byte) (listMeta []byte, items [][]byte, err error) {
 	n := 0
-	for f := wire.New(msg); f.Next(); {
+	f := wire.New(msg)
+	for f.Next() {
 		if f.Num == 2 && f.Type == protowire.BytesType {
 			n++
 		}
@@ -141,7 +143,7 @@ func eachField(msg []byte, fn func(num protowire.Number, v []byte) error) error 
 			}
 			continue
 		}
-		if err := fn(f.Num, f.Bytes); err != nil {
+		if err := fn(f.Num, f.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -31,8 +31,9 @@ func (f *Fields) nextGogo() bool {
 	var m int
 	switch typ {
 	case protowire.BytesType:
-		f.Bytes, m, err = gogoBytes(b[n:])
-		f.val, f.length = f.start+n+m-len(f.Bytes), len(f.Bytes)
+		var v []byte
+		v, m, err = gogoBytes(b[n:])
+		f.val, f.length = f.start+n+m-len(v), len(v)
 	case protowire.VarintType:
 		f.Varint, m, err = gogoVarint(b[n:])
 	default:

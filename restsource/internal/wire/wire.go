@@ -16,9 +16,13 @@ import (
 // Fields iterates over the fields of a protobuf message, in order, with
 // nothing copied:
 //
-//	for f := wire.New(msg); f.Next(); {
-//		// f.Num, f.Type, f.Bytes or f.Varint
+//	f := wire.New(msg)
+//	for f.Next() {
+//		// f.Num, f.Type, f.Bytes() or f.Varint
 //	}
+//
+// (Not "for f := wire.New(msg); f.Next(); {": a loop's own variable is
+// copied at every iteration.)
 //
 // Next stops at the end of the message or at a field it cannot read; Err
 // then tells which.
@@ -27,9 +31,8 @@ type Fields struct {
 	// also set when its tag was read but its value could not be.
 	Num  protowire.Number
 	Type protowire.Type
-	// Bytes is a length-delimited field's value (in a [Prefix], what of it
-	// there is), Varint a varint field's.
-	Bytes  []byte
+	// Varint is a varint field's value (see [Fields.Bytes] for a
+	// length-delimited field's).
 	Varint uint64
 
 	msg              []byte
@@ -66,26 +69,29 @@ func (f *Fields) Next() bool {
 		return f.nextGogo()
 	}
 	b := f.msg[f.start:]
-	num, typ, n := protowire.ConsumeTag(b)
-	if n < 0 {
-		return f.fail(0, 0, protowire.ParseError(n))
+	num, typ, n := protowire.Number(b[0]>>3), protowire.Type(b[0]&7), 1
+	if b[0] < 8 || b[0] >= 0x80 { // not a tag of one byte
+		if num, typ, n = protowire.ConsumeTag(b); n < 0 {
+			return f.fail(0, 0, protowire.ParseError(n))
+		}
 	}
 	f.Num, f.Type, f.val = num, typ, f.start+n
 	var m int
 	switch typ {
 	case protowire.BytesType:
-		var l uint64
-		l, m = protowire.ConsumeVarint(b[n:])
-		if m < 0 {
-			break
+		l, m := uint64(0), 1
+		if len(b) > n && b[n] < 0x80 {
+			l = uint64(b[n]) // a length of one byte
+		} else if l, m = protowire.ConsumeVarint(b[n:]); m < 0 {
+			return f.fail(num, typ, protowire.ParseError(m))
 		}
 		avail := len(b) - n - m
 		if l > uint64(avail) && (!f.prefix || l > uint64(maxInt)) {
 			return f.fail(num, typ, io.ErrUnexpectedEOF)
 		}
 		f.val, f.length = f.start+n+m, int(l)
-		f.Bytes = b[n+m : n+m+min(f.length, avail)]
-		m += len(f.Bytes)
+		f.next = f.val + min(f.length, avail)
+		return true
 	case protowire.VarintType:
 		f.Varint, m = protowire.ConsumeVarint(b[n:])
 	default:
@@ -101,7 +107,7 @@ func (f *Fields) Next() bool {
 const maxInt = int(^uint(0) >> 1)
 
 func (f *Fields) fail(num protowire.Number, typ protowire.Type, err error) bool {
-	f.Num, f.Type, f.Bytes, f.err = num, typ, nil, err
+	f.Num, f.Type, f.err, f.val = num, typ, err, f.start // Bytes() is empty
 	return false
 }
 
@@ -119,7 +125,13 @@ func (f *Fields) End() int   { return f.next }
 // length-delimited, of the varint of its length: where its value starts.
 func (f *Fields) HeadLen() int { return f.val - f.start }
 
-// Len returns the length of a length-delimited field's value: len(Bytes)
+// Bytes returns a length-delimited field's value (in a [Prefix], what of
+// it there is). It is a method, not a field, so that Next stores no
+// pointers: a loop's Fields lives on its stack, and stores to it need no
+// write barriers.
+func (f *Fields) Bytes() []byte { return f.msg[f.val:f.next] }
+
+// Len returns the length of a length-delimited field's value: len(Bytes())
 // but in a Prefix.
 func (f *Fields) Len() int { return f.length }
 
@@ -130,7 +142,8 @@ func (f *Fields) Rest() []byte { return f.msg[f.val:] }
 // Count returns the number of fields of msg that Next reads.
 func Count(msg []byte) int {
 	n := 0
-	for f := New(msg); f.Next(); {
+	f := New(msg)
+	for f.Next() {
 		n++
 	}
 	return n

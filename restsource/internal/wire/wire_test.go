@@ -40,8 +40,8 @@ func FuzzFields(f *testing.F) {
 			if typ == protowire.BytesType {
 				_, _, tn := protowire.ConsumeTag(msg[i:])
 				v, _ := protowire.ConsumeBytes(msg[i+tn:])
-				if !bytes.Equal(v, it.Bytes) || it.Len() != len(v) || !bytes.HasPrefix(it.Rest(), v) {
-					t.Fatalf("at %d: value %q, protowire %q", i, it.Bytes, v)
+				if !bytes.Equal(v, it.Bytes()) || it.Len() != len(v) || !bytes.HasPrefix(it.Rest(), v) {
+					t.Fatalf("at %d: value %q, protowire %q", i, it.Bytes(), v)
 				}
 			}
 			i += n
@@ -68,8 +68,8 @@ func TestPrefix(t *testing.T) {
 	b = protowire.AppendVarint(b, 1000)
 	b = append(b, "xyz"...)
 	p := Prefix(b)
-	if !p.Next() || p.Num != 2 || p.Len() != 1000 || string(p.Bytes) != "xyz" || p.HeadLen() != 3 || p.End() != len(b) {
-		t.Fatalf("Prefix: %d %d %q %d, %v", p.Num, p.Len(), p.Bytes, p.HeadLen(), p.Err())
+	if !p.Next() || p.Num != 2 || p.Len() != 1000 || string(p.Bytes()) != "xyz" || p.HeadLen() != 3 || p.End() != len(b) {
+		t.Fatalf("Prefix: %d %d %q %d, %v", p.Num, p.Len(), p.Bytes(), p.HeadLen(), p.Err())
 	}
 	if n := New(b); n.Next() || n.Err() == nil {
 		t.Fatal("New reads a value cut short")
@@ -95,7 +95,7 @@ func TestGogo(t *testing.T) {
 	for f.Next() {
 		nums = append(nums, f.Num)
 	}
-	if f.Err() != nil || len(nums) != 3 || string(f.Bytes) != "v" {
+	if f.Err() != nil || len(nums) != 3 || string(f.Bytes()) != "v" {
 		t.Fatalf("Gogo: %v %v", nums, f.Err())
 	}
 }
