@@ -39,9 +39,12 @@
 //     kubernetes.NewForConfig and a discovery-based RESTMapper.
 //
 // Bodies are read as JSON, YAML or protobuf for typed resources (client-go's
-// typed clients send protobuf) and as JSON for unstructured ones; answers are
-// JSON (a client that asks for protobuf also accepts JSON), or
-// PartialObjectMetadata(List) when the Accept header asks for it. Errors
+// typed clients send protobuf) and as JSON for unstructured ones. Answers
+// are JSON, or PartialObjectMetadata(List) in JSON when the Accept header
+// asks for it; with Options.Protobuf, protobuf for a typed resource when
+// the Accept header's first choice is protobuf (watches as
+// length-delimited frames), as kube-apiserver answers. Error Statuses are
+// JSON. Errors
 // are kube-apiserver's Status bodies with its codes: 404 for an unserved
 // path or a missing object, 409 AlreadyExists and Conflict, 400 for a
 // malformed body or a name or namespace that is not the URL's, 405 for a
@@ -50,8 +53,8 @@
 // validation. A failed request changes nothing in the fake.
 //
 // Not served yet: the status and other subresources (404), deletecollection
-// (405), server-side apply (415), dry run (400), Table output, protobuf
-// answers, aggregated discovery and OpenAPI, graceful deletion and
+// (405), server-side apply (415), dry run (400), Table output,
+// aggregated discovery and OpenAPI, graceful deletion and
 // finalizers, and faults on get and the write verbs (faults apply to lists
 // and watches, as in package fake).
 //
@@ -72,7 +75,9 @@
 // clientset's create, get, update, patch (three kinds), delete and list
 // equal the fake's state; a stale resourceVersion is a 409, generateName
 // names the object; a shared informer factory syncs through the config and
-// sees a create; a FailNext fault reaches the client with its code;
+// sees a create; controller-runtime's client maps and writes through the
+// served discovery; protobuf answers and watches (an in-stream error
+// included) decode in client-go; a FailNext fault reaches the client with its code;
 // malformed, oversized and wrongly typed bodies get 400, 413 and 415 with
 // a Status; discovery feeds a deferred discovery RESTMapper. goleak checks
 // the package's goroutines in TestMain.

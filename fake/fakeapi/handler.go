@@ -34,10 +34,11 @@ const MaxRequestBodyBytes = 3 << 20
 // serves at the time of the call; Options.InMemory is ignored.
 func Handler(srv *fake.Server, opts Options) http.Handler {
 	h := &handler{
-		srv:    srv,
-		codecs: serializer.NewCodecFactory(srv.Scheme()),
-		report: opts.ReportError,
-		byGVR:  map[schema.GroupVersionResource]fake.Resource{},
+		srv:      srv,
+		protobuf: opts.Protobuf,
+		codecs:   serializer.NewCodecFactory(srv.Scheme()),
+		report:   opts.ReportError,
+		byGVR:    map[schema.GroupVersionResource]fake.Resource{},
 	}
 	if h.report == nil {
 		h.report = func(err error) { klog.ErrorS(err, "fakeapi") }
@@ -51,9 +52,11 @@ func Handler(srv *fake.Server, opts Options) http.Handler {
 
 // handler serves one fake.Server; immutable after Handler.
 type handler struct {
-	srv    *fake.Server
-	codecs serializer.CodecFactory
-	report func(error)
+	srv *fake.Server
+	// protobuf is Options.Protobuf.
+	protobuf bool
+	codecs   serializer.CodecFactory
+	report   func(error)
 	// resources are srv's, in its order; byGVR indexes them.
 	resources []fake.Resource
 	byGVR     map[schema.GroupVersionResource]fake.Resource
@@ -63,8 +66,9 @@ type handler struct {
 type request struct {
 	res                          fake.Resource
 	namespace, name, subresource string
-	// metadataOnly is an Accept header asking for PartialObjectMetadata.
-	metadataOnly bool
+	// metadataOnly is an Accept header asking for PartialObjectMetadata,
+	// protobuf one preferring protobuf.
+	metadataOnly, protobuf bool
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -77,6 +81,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.metadataOnly = strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata")
+	req.protobuf = h.protobuf && prefersProtobuf(r.Header.Get("Accept"))
 	if req.subresource != "" {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return
@@ -154,7 +159,7 @@ func (h *handler) listOrWatch(w http.ResponseWriter, r *http.Request, req reques
 			h.writeError(w, r, err)
 			return
 		}
-		h.writeEncoded(w, r, http.StatusOK, func() ([]byte, error) { return enc.list(list) })
+		h.writeEncoded(w, r, http.StatusOK, enc.contentType(), func() ([]byte, error) { return enc.list(list) })
 		return
 	}
 	wi, err := lw.WatchWithContext(r.Context(), opts)
@@ -163,13 +168,13 @@ func (h *handler) listOrWatch(w http.ResponseWriter, r *http.Request, req reques
 		return
 	}
 	defer wi.Stop()
-	w.Header().Set("Content-Type", "application/json")
+	write, contentType := h.watchWriter(w, enc)
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	if flusher != nil {
 		flusher.Flush()
 	}
-	out := json.NewEncoder(w)
 	// The watch ends when the request's context does (the client went, or
 	// the server stops), or when the fake ends it.
 	for ev := range wi.ResultChan() {
@@ -178,13 +183,28 @@ func (h *handler) listOrWatch(w http.ResponseWriter, r *http.Request, req reques
 			h.report(fmt.Errorf("encoding a watch event: %w", err))
 			return
 		}
-		if out.Encode(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}}) != nil {
+		if write(&metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}}) != nil {
 			return
 		}
 		if flusher != nil {
 			flusher.Flush()
 		}
 	}
+}
+
+// watchWriter returns how a watch's events are written to w and the
+// stream's content type: newline-separated JSON, or (for protobuf)
+// length-delimited frames of raw protobuf WatchEvents, each carrying its
+// object in the enveloped protobuf encoding, as kube-apiserver streams.
+func (h *handler) watchWriter(w http.ResponseWriter, enc encoder) (func(*metav1.WatchEvent) error, string) {
+	if enc.proto != nil && enc.proto.StreamSerializer != nil {
+		frames := enc.proto.StreamSerializer.Framer.NewFrameWriter(w)
+		ser := enc.proto.StreamSerializer.Serializer
+		return func(ev *metav1.WatchEvent) error { return ser.Encode(ev, frames) },
+			runtime.ContentTypeProtobuf + ";stream=watch"
+	}
+	out := json.NewEncoder(w)
+	return func(ev *metav1.WatchEvent) error { return out.Encode(ev) }, runtime.ContentTypeJSON
 }
 
 func (h *handler) get(w http.ResponseWriter, r *http.Request, req request) {
@@ -306,7 +326,7 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 			Name: req.name, Group: req.res.GVR.Group, Kind: req.res.GVR.Resource, UID: gm.GetUID(),
 		},
 	}
-	h.writeEncoded(w, r, http.StatusOK, func() ([]byte, error) { return json.Marshal(st) })
+	h.writeEncoded(w, r, http.StatusOK, runtime.ContentTypeJSON, func() ([]byte, error) { return json.Marshal(st) })
 }
 
 // writeOptions decodes a write's query parameters into opts.
@@ -496,17 +516,17 @@ func notFound(path string) error {
 // writeObject writes obj as req's encoder encodes it.
 func (h *handler) writeObject(w http.ResponseWriter, r *http.Request, req request, code int, obj runtime.Object) {
 	enc := h.encoder(req)
-	h.writeEncoded(w, r, code, func() ([]byte, error) { return enc.object(obj) })
+	h.writeEncoded(w, r, code, enc.contentType(), func() ([]byte, error) { return enc.object(obj) })
 }
 
-// writeEncoded writes what encode returns as JSON, or its error.
-func (h *handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int, encode func() ([]byte, error)) {
+// writeEncoded writes what encode returns, of contentType, or its error.
+func (h *handler) writeEncoded(w http.ResponseWriter, r *http.Request, code int, contentType string, encode func() ([]byte, error)) {
 	data, err := encode()
 	if err != nil {
 		h.writeError(w, r, apierrors.NewInternalError(err))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
 	_, _ = w.Write(data)
 }

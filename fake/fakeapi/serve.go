@@ -22,6 +22,14 @@ type Options struct {
 	// its Dial field. Nothing touches the network, so a server started
 	// inside a testing/synctest bubble runs on the bubble's virtual time.
 	InMemory bool
+	// Protobuf answers a request whose Accept header prefers protobuf
+	// (client-go's typed clients, restsource) in protobuf for a typed
+	// resource, as kube-apiserver does; watches stream length-delimited
+	// frames. False (the default) answers JSON, which such clients accept
+	// too: a client whose Go types cannot decode protobuf, though it asks
+	// for it (say controller-runtime's client with a type of its own
+	// registered under a built-in kind), keeps working.
+	Protobuf bool
 	// ReportError receives the errors the handler cannot send to a
 	// client: a watch event it cannot encode (the watch then ends). Nil
 	// logs them with klog.
