@@ -65,7 +65,7 @@ func (h *handler) discovery(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	data, err := json.Marshal(body)
-	h.writeEncoded(w, r, http.StatusOK, func() ([]byte, error) { return data, err })
+	h.writeEncoded(w, r, http.StatusOK, "application/json", func() ([]byte, error) { return data, err })
 	return true
 }
 
