@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/listwatch/listwatch/internal/resourceversion"
+	"github.com/listwatch/listwatch/reflector"
 )
 
 // ErrFutureResourceVersion says that a resource version is beyond the
@@ -75,18 +76,45 @@ const futureCheckAfter = time.Second
 //     while the watch stays quiet). Fresh asks for a relist
 //     ([Informer.Relist]) and returns an error wrapping
 //     [ErrFutureResourceVersion] at once.
+//
+// With Options.FreshnessBound set, a call whose wait lasts longer than
+// the bound marks the informer stale ([Informer.Freshness], its Snapshot
+// and its Status, see [ErrStale]) and goes on waiting until ctx ends (give
+// ctx more time than the bound: a call that ends sooner marks nothing); a
+// cache found beyond the server's resource version is marked stale too.
+// The call that next succeeds clears the mark. A request that fails
+// changes nothing.
 func (inf *Informer[T]) Fresh(ctx context.Context) error {
 	before := inf.rv.peek()
 	server, err := inf.serverResourceVersion(ctx)
 	if err != nil {
 		return err
 	}
+	inf.fresh.learnt(server)
+	bound := inf.opts.FreshnessBound
 	if before > server {
-		inf.Relist()
-		return fmt.Errorf("informer %s: the cache is at resource version %d but the server's current one is %d: %w; relisting",
+		err := fmt.Errorf("informer %s: the cache is at resource version %d but the server's current one is %d: %w; relisting",
 			inf.name, before, server, ErrFutureResourceVersion)
+		if bound > 0 {
+			inf.fresh.markStale(server, StaleFutureResourceVersion, reflector.ReasonInvalidResourceVersion,
+				fmt.Errorf("%w: %w", ErrStale, err))
+		}
+		inf.Relist()
+		return err
 	}
-	return inf.waitForRV(ctx, server, "the server's current resource version "+strconv.FormatUint(server, 10), false)
+	var onBound func(applied uint64)
+	if bound > 0 {
+		onBound = func(applied uint64) {
+			inf.fresh.markStale(server, StaleBehind, reflector.ReasonOther,
+				fmt.Errorf("informer %s: %w: its resource version %d did not reach the server's %d (%d behind) within %v",
+					inf.name, ErrStale, applied, server, server-applied, bound))
+		}
+	}
+	if err := inf.waitForRV(ctx, server, "the server's current resource version "+strconv.FormatUint(server, 10), false, bound, onBound); err != nil {
+		return err
+	}
+	inf.fresh.succeeded(server, inf.clock.Now())
+	return nil
 }
 
 // serverResourceVersion asks the server for its current resource version
@@ -135,10 +163,13 @@ type serverAnswer struct {
 // blocked after futureCheckAfter asks the server once for its current
 // resource version, and a target beyond it ends the wait with
 // ErrFutureResourceVersion. A failed check is ignored: the wait goes on.
-func (inf *Informer[T]) waitForRV(ctx context.Context, target uint64, waiting string, check bool) error {
+// With bound positive, a wait still blocked after it calls onBound once
+// with the watermark, and goes on.
+func (inf *Informer[T]) waitForRV(ctx context.Context, target uint64, waiting string, check bool, bound time.Duration, onBound func(applied uint64)) error {
 	var (
 		timer   <-chan time.Time
 		answers chan serverAnswer
+		bounded <-chan time.Time
 	)
 	if _, owner := inf.opts.Source.(Owner); owner {
 		if _, ok := inf.opts.Source.(CurrentResourceVersioner); !ok {
@@ -152,6 +183,11 @@ func (inf *Informer[T]) waitForRV(ctx context.Context, target uint64, waiting st
 		applied, changed := inf.rv.get()
 		if applied >= target {
 			return nil
+		}
+		if bound > 0 && onBound != nil && bounded == nil && ctx.Err() == nil {
+			t := inf.clock.NewTimer(bound)
+			defer t.Stop()
+			bounded = t.C()
 		}
 		if check && timer == nil && answers == nil && ctx.Err() == nil {
 			t := inf.clock.NewTimer(futureCheckAfter)
@@ -169,6 +205,10 @@ func (inf *Informer[T]) waitForRV(ctx context.Context, target uint64, waiting st
 				rv, err := inf.serverResourceVersion(cctx)
 				answers <- serverAnswer{rv, err}
 			}()
+		case <-bounded:
+			if applied, _ := inf.rv.get(); applied < target {
+				onBound(applied)
+			}
 		case a := <-answers:
 			answers = nil
 			if a.err == nil && target > a.rv {

@@ -30,6 +30,7 @@ type Informer[T store.Object] struct {
 	refl  *reflector.Reflector[T]
 	rv    *rvWatermark
 	admit *admission[T]
+	fresh freshness // what Fresh calls learnt (Freshness)
 
 	// mu guards the fields below. process holds it while distributing, so
 	// a handler added late gets the cache replayed with no change slipping
@@ -252,8 +253,12 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 // While the reflector reports no error of its own, it also reports the
 // last object the informer dropped (a *DropError: a Transform failed or
 // returned nil; in the drop-in, an object of the wrong type) until a list
-// completes without dropping any. Dropped counts them all.
-func (inf *Informer[T]) Status() reflector.Status { return inf.admit.status(inf.refl.Status()) }
+// completes without dropping any. Dropped counts them all. Before a drop,
+// it reports that the informer is stale, with an error wrapping ErrStale
+// (see Options.FreshnessBound), until a Fresh call clears it.
+func (inf *Informer[T]) Status() reflector.Status {
+	return inf.admit.status(inf.fresh.statusOf(inf.refl.Status()))
+}
 
 // Dropped is the number of objects dropped so far: not cached and not
 // handed to any handler (see Status).

@@ -73,6 +73,18 @@ type Options[T store.Object] struct {
 	// WatchErrorHandler, when set, is called with every list or watch error,
 	// in addition to the logging and metrics the reflector does.
 	WatchErrorHandler func(ctx context.Context, err error)
+	// FreshnessBound is how long a call of [Informer.Fresh] may wait for
+	// the cache to reach the server's current resource version before the
+	// informer is reported stale: Freshness.Stale in Informer.Freshness
+	// and Snapshot, an error wrapping ErrStale in Status (unless the
+	// reflector has one of its own), and the status page and metrics
+	// built on them. A cache that Fresh finds beyond the server's
+	// resource version is reported stale too. The next Fresh call that
+	// succeeds clears it; nothing else does, so a controller that holds
+	// disruptive actions while the informer is stale calls Fresh again
+	// to resume them. Zero (or negative) never reports stale: Fresh then
+	// only records how far behind the cache is (Freshness.BehindBy).
+	FreshnessBound time.Duration
 	// Clock drives resync timers and listener figures. Default the real clock.
 	Clock clock.WithTicker
 	// Processing, when set, is told how long each batch popped from the

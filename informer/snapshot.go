@@ -55,12 +55,15 @@ type Snapshot struct {
 	Queued int `json:"queued"`
 	// Dropped is Dropped(): objects refused by the transform or type check.
 	Dropped int64 `json:"dropped"`
+	// Freshness is what Fresh calls learnt of how far behind the server
+	// the cache is, and whether it is stale (Options.FreshnessBound).
+	Freshness Freshness `json:"freshness,omitzero"`
 	// Handlers are the registered handlers, in registration order.
 	Handlers []HandlerSnapshot `json:"handlers"`
 }
 
 // Healthy reports whether the informer has synced and its reflector has
-// no error now.
+// no error now; a stale informer has one (see Options.FreshnessBound).
 func (s Snapshot) Healthy() bool { return s.Synced && s.Status.LastError == nil }
 
 // HandlerSnapshot is one handler's part of a Snapshot.
@@ -105,6 +108,7 @@ func (inf *Informer[T]) Snapshot() Snapshot {
 		IndexValues:    st.IndexValues,
 		Queued:         inf.fifo.Len(),
 		Dropped:        inf.Dropped(),
+		Freshness:      inf.Freshness(),
 	}
 	s.Handlers = make([]HandlerSnapshot, len(handlers))
 	for i, r := range handlers {

@@ -107,5 +107,5 @@ func (inf *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) e
 	if !ok {
 		return fmt.Errorf("informer %s: resource version %q is not a number", inf.name, rv)
 	}
-	return inf.waitForRV(ctx, target, "resource version "+rv, true)
+	return inf.waitForRV(ctx, target, "resource version "+rv, true, 0, nil)
 }

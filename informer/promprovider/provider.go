@@ -212,6 +212,10 @@ var (
 		"Failed list or watch attempts since the last success.", informerLabels)
 	lastErrorDesc = desc("informer_reflector_last_error",
 		"1 with the reason of the reflector's last error while it has one; absent otherwise.", informerLabels, "reason")
+	staleDesc = desc("informer_stale",
+		"1 while the informer is stale (informer.Freshness.Stale: a Fresh call outlasted Options.FreshnessBound), else 0.", informerLabels)
+	behindDesc = desc("informer_behind_resource_versions",
+		"How far the cache's resource version is behind the server's that the last Fresh call learnt (informer.Freshness.BehindBy); absent before the first.", informerLabels)
 
 	listsDesc = desc("informer_reflector_lists_total",
 		"List requests made (pages).", informerLabels)
@@ -247,7 +251,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	queuedItemsDesc, storeRVDesc, objectsDesc, bytesDesc, indexValuesDesc, syncedDesc, droppedDesc, decoderDesc, phaseDesc, failuresDesc, lastErrorDesc,
+	queuedItemsDesc, storeRVDesc, objectsDesc, bytesDesc, indexValuesDesc, syncedDesc, droppedDesc, decoderDesc, phaseDesc, failuresDesc, lastErrorDesc, staleDesc, behindDesc,
 	listsDesc, watchesDesc, relistsDesc, errorsDesc, eventsDesc, firstSyncDesc, processingDesc,
 	pendingDesc, oldestDesc, busyDesc, processedDesc, coalescedDesc, panicsDesc, handlerTimeDesc, handlerSyncedDesc,
 }
@@ -296,6 +300,10 @@ func (p *Provider) Collect(ch chan<- prometheus.Metric) {
 		gauge(failuresDesc, float64(s.Status.Failures), l...)
 		if s.Status.LastError != nil {
 			gauge(lastErrorDesc, 1, with(l, s.Status.Reason.String())...)
+		}
+		gauge(staleDesc, boolValue(s.Freshness.Stale), l...)
+		if s.Freshness.ServerResourceVersion != "" {
+			gauge(behindDesc, float64(s.Freshness.BehindBy), l...)
 		}
 		for _, h := range s.Handlers {
 			hl := with(l, h.Name)

@@ -1,6 +1,7 @@
 // Package statuspage serves a live status page of every informer of a
 // factory: phase, synced, the reason and text of the last error, resource
-// version, cached objects, relists by cause and each handler's lag, as a
+// version, freshness (stale or not, how far behind the server), cached
+// objects, relists by cause and each handler's lag, as a
 // small HTML page (no script, no external asset) or as JSON. Both render
 // the informers' informer.Snapshot, the one shape of an informer's state.
 //

@@ -51,15 +51,17 @@ type Informer struct {
 }
 
 // Handler serves a live status page of every informer f hands out: phase,
-// synced, the reason and text of the last error, resource version, cached
-// objects, relists by cause (see Options.Relists) and each handler's lag.
+// synced, the reason and text of the last error, resource version,
+// freshness (informer.Freshness: stale, and how far behind the server
+// the last Fresh call found the cache), cached objects, relists by cause
+// (see Options.Relists) and each handler's lag.
 // It answers JSON (a Report) to ?format=json or an Accept header that
 // prefers application/json, and otherwise a small HTML page, with no
 // script and no external asset, that reloads itself every
 // Options.Refresh. Each informer is a table row with id "informer-"+ID and
-// class "informer", plus "healthy" or "unhealthy" and "phase-" and its
-// phase; its cells have the classes name, phase, synced, reason, error,
-// rv, objects, relists and handlers.
+// class "informer", plus "healthy" or "unhealthy", "phase-" and its phase,
+// and "stale" while it is stale; its cells have the classes name, phase,
+// synced, reason, error, rv, freshness, objects, relists and handlers.
 //
 // src is usually a *factory.Factory; any set of informers that can be
 // snapshot will do (crcache's StatusPage serves a controller-runtime
@@ -196,6 +198,27 @@ func relistList(m map[string]int64) []string {
 
 func duration(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
+// freshness describes what Fresh calls found: "stale (reason)", or "fresh"
+// with the time of the last success, or "unchecked" before any, and how
+// far behind the cache is.
+func freshness(f informer.Freshness) string {
+	var out string
+	switch {
+	case f.Stale:
+		out = "stale (" + f.Reason + ")"
+	case !f.LastFresh.IsZero():
+		out = "fresh at " + f.LastFresh.UTC().Format("15:04:05Z07:00")
+	case f.ServerResourceVersion != "":
+		out = "not yet fresh"
+	default:
+		return "unchecked"
+	}
+	if f.BehindBy > 0 {
+		out += ", " + strconv.FormatUint(f.BehindBy, 10) + " behind " + f.ServerResourceVersion
+	}
+	return out
+}
+
 // lastError is the text of the status's last error, "" for none.
 func lastError(s informer.Snapshot) string {
 	if s.Status.LastError == nil {
@@ -213,7 +236,7 @@ func reason(s informer.Snapshot) string {
 }
 
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
-	"relists": relistList, "duration": duration, "lastError": lastError, "reason": reason,
+	"relists": relistList, "duration": duration, "lastError": lastError, "reason": reason, "freshness": freshness,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -230,29 +253,30 @@ tr.healthy td.phase { color: #176117; }
 td.error { font-family: monospace; font-size: 12px; max-width: 30em; word-break: break-word; }
 td.objects, td.rv { font-family: monospace; }
 ul { margin: 0; padding-left: 1.2em; }
-.lagging { color: #a40000; font-weight: bold; }
+.lagging, tr.stale td.freshness { color: #a40000; font-weight: bold; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
 <p id="generated">{{len .Informers}} informers at {{.Time.UTC.Format "2006-01-02 15:04:05Z07:00"}}{{if .Refresh}}; refreshes every {{.Refresh}}s{{end}} · <a href="?format=json">JSON</a></p>
 <table id="informers">
-<thead><tr><th>informer</th><th>phase</th><th>synced</th><th>reason</th><th>last error</th><th>resource version</th><th>objects</th><th>relists</th><th>handlers: pending, oldest</th></tr></thead>
+<thead><tr><th>informer</th><th>phase</th><th>synced</th><th>reason</th><th>last error</th><th>resource version</th><th>freshness</th><th>objects</th><th>relists</th><th>handlers: pending, oldest</th></tr></thead>
 <tbody>
 {{- range $inf := .Informers}}
-<tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Status.Phase}}" data-name="{{.Name}}">
+<tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Status.Phase}}{{if .Freshness.Stale}} stale{{end}}" data-name="{{.Name}}">
 <td class="name">{{.Name}}{{if .Resource}}<br><small>{{.Resource}}{{if .Namespace}} in {{.Namespace}}{{end}}{{if .LabelSelector}} labels {{.LabelSelector}}{{end}}{{if .FieldSelector}} fields {{.FieldSelector}}{{end}}</small>{{end}}{{if .Decoder}}<br><small class="decoder">decoded by {{.Decoder}}{{if .DecoderReason}}: {{.DecoderReason}}{{end}}</small>{{end}}</td>
 <td class="phase">{{.Status.Phase}}{{if .Status.Failures}} ({{.Status.Failures}} failures){{end}}{{if not .Started}} (not started){{end}}</td>
 <td class="synced">{{if .Synced}}yes{{else}}no{{end}}</td>
 <td class="reason">{{reason .Snapshot}}</td>
 <td class="error">{{lastError .Snapshot}}</td>
 <td class="rv">{{.Status.LastSyncResourceVersion}}</td>
+<td class="freshness">{{freshness .Freshness}}</td>
 <td class="objects">{{.Objects}}{{if .Queued}} ({{.Queued}} queued){{end}}{{if .Dropped}} ({{.Dropped}} dropped){{end}}</td>
 <td class="relists">{{if $.ShowRelists}}{{range relists .Relists}}{{.}}<br>{{else}}0{{end}}{{else}}n/a{{end}}</td>
 <td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}"><span class="name">{{.Name}}</span>: <span class="pending{{if .Stats.Pending}} lagging{{end}}">{{.Stats.Pending}} pending</span>, <span class="oldest">{{duration .Stats.OldestPending}}</span>{{if .Stats.Busy}}, <span class="busy">busy {{duration .Stats.Busy}}</span>{{end}}{{if .Stats.Panics}}, <span class="panics">{{.Stats.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
 </tr>
 {{- else}}
-<tr><td colspan="9">no informers</td></tr>
+<tr><td colspan="10">no informers</td></tr>
 {{- end}}
 </tbody>
 </table>
