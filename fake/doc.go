@@ -66,7 +66,8 @@
 //
 // Faults: FailNext fails the next K lists and/or watches with 403, 404, 410,
 // 429 + Retry-After, 500 or a connection refused error, shaped as client-go's
-// REST client would return them; InjectWatchFault closes new watches after N
+// REST client would return them (and, through Fault, the gets and writes
+// that fake/fakeapi serves: VerbGet ... VerbDelete); InjectWatchFault closes new watches after N
 // events or at a time, delays their events or stalls them; Stall/Unstall and
 // CloseWatches act on open watches; Down and Up take the whole server away
 // (open watches close, calls are refused). Compact forgets history.

@@ -18,7 +18,26 @@ const (
 	VerbList Verb = 1 << iota
 	// VerbWatch is Watch calls.
 	VerbWatch
+	// VerbGet, VerbCreate, VerbUpdate, VerbPatch and VerbDelete are the
+	// requests of those verbs a front end serving the Server to clients
+	// (fake/fakeapi) checks with Server.Fault. The Server's own Get,
+	// Create, Update and Delete methods are the test's hand and are never
+	// faulted.
+	VerbGet
+	VerbCreate
+	VerbUpdate
+	VerbPatch
+	VerbDelete
+
+	// allVerbs is every Verb.
+	allVerbs = VerbList | VerbWatch | VerbGet | VerbCreate | VerbUpdate | VerbPatch | VerbDelete
 )
+
+// verbNames are the verbs' names, as in RBAC and kube-apiserver's errors.
+var verbNames = map[Verb]string{
+	VerbList: "list", VerbWatch: "watch", VerbGet: "get", VerbCreate: "create",
+	VerbUpdate: "update", VerbPatch: "patch", VerbDelete: "delete",
+}
 
 // FailureKind is the error an injected Failure produces, in the form
 // client-go's REST client surfaces it.
@@ -44,7 +63,8 @@ const (
 type Failure struct {
 	// Resource restricts the failure to one resource; zero means any.
 	Resource schema.GroupVersionResource
-	// Verbs restricts it to lists and/or watches; zero means both.
+	// Verbs restricts it to lists and/or watches, or names the REST verbs
+	// it fails (see VerbGet); zero means lists and watches.
 	Verbs Verb
 	// Times is how many calls fail; must be at least 1.
 	Times int
@@ -101,6 +121,9 @@ type faultState struct {
 func (s *Server) FailNext(f Failure) error {
 	if f.Times < 1 || f.Kind < Forbidden || f.Kind > ConnectionRefused {
 		return fmt.Errorf("fake: Failure needs Times >= 1 and a valid Kind, got %+v", f)
+	}
+	if f.Verbs&^allVerbs != 0 {
+		return fmt.Errorf("fake: unknown Verbs %#x in Failure", uint8(f.Verbs))
 	}
 	if f.InStream && f.Kind == ConnectionRefused {
 		return errors.New("fake: a refused connection cannot be in-stream")
@@ -196,13 +219,27 @@ func (s *Server) Up() {
 	s.faults.down = false
 }
 
+// Fault returns the error an injected Failure makes a request of verb (one
+// Verb) on gvr in namespace fail with, consuming one use of it, or a
+// refused connection while the server is Down, or nil. A front end that
+// serves the Server to clients (fake/fakeapi) calls it before a get or a
+// write, which then fails as a client would see it; lists and watches
+// consult the faults themselves. An in-stream Failure fails such a request
+// as an ordinary one.
+func (s *Server) Fault(verb Verb, gvr GVR, namespace string) error {
+	if verbNames[verb] == "" {
+		return fmt.Errorf("fake: Fault needs one Verb, got %#x", uint8(verb))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err, _ := s.injectedLocked(verb, gvr, namespace)
+	return err
+}
+
 // injectedLocked returns the error a call must fail with, if any, consuming
 // one matching Failure; inStream reports that it belongs in the stream.
 func (s *Server) injectedLocked(verb Verb, gvr schema.GroupVersionResource, namespace string) (err error, inStream bool) {
-	name := "list"
-	if verb == VerbWatch {
-		name = "watch"
-	}
+	name := verbNames[verb]
 	if s.faults.down {
 		s.stats.faults.Add(1)
 		return errConnRefused(name, gvr, namespace), false
@@ -213,11 +250,12 @@ func (s *Server) injectedLocked(verb Verb, gvr schema.GroupVersionResource, name
 			continue
 		}
 		f.Times--
+		used := *f // removing f below shifts the next Failure into its place
 		if f.Times == 0 {
 			s.faults.failures = append(s.faults.failures[:i], s.faults.failures[i+1:]...)
 		}
 		s.stats.faults.Add(1)
-		return failureError(*f, name, gvr, namespace), f.InStream && verb == VerbWatch
+		return failureError(used, name, gvr, namespace), used.InStream && verb == VerbWatch
 	}
 	return nil, false
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -78,6 +80,68 @@ func TestFailNextMatchesVerbAndResource(t *testing.T) {
 	}
 	if err := srv.FailNext(Failure{Times: 1, Kind: ConnectionRefused, InStream: true}); err == nil {
 		t.Errorf("in-stream connection refused accepted")
+	}
+}
+
+// Failures used up one after another fail with their own kinds: a used-up
+// Failure's removal does not hand its call the next one's error.
+func TestFailNextInOrder(t *testing.T) {
+	srv, lw := seeded(t, Options{})
+	for _, k := range []FailureKind{Forbidden, NotFound, InternalError} {
+		if err := srv.FailNext(Failure{Verbs: VerbList, Times: 1, Kind: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, check := range []func(error) bool{apierrors.IsForbidden, apierrors.IsNotFound, apierrors.IsInternalError} {
+		if _, err := lw.ListWithContext(t.Context(), metav1.ListOptions{}); !check(err) {
+			t.Errorf("list %d: %v", i, err)
+		}
+	}
+}
+
+// Fault serves the REST verbs: a Failure that names one fails only it,
+// once per use; the default Verbs (lists and watches) never reach it; Down
+// refuses every verb; the Server's own writes are never faulted.
+func TestFaultForRESTVerbs(t *testing.T) {
+	srv, lw := seeded(t, Options{})
+	if err := srv.FailNext(Failure{Times: 1, Kind: InternalError}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.FailNext(Failure{Verbs: VerbCreate | VerbDelete, Resource: podsGVR, Times: 2, Kind: Forbidden}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Fault(VerbGet, podsGVR, "ns"); err != nil {
+		t.Errorf("get met a list-and-watch failure: %v", err)
+	}
+	if err := srv.Fault(VerbCreate, ConfigMaps().GVR, "ns"); err != nil {
+		t.Errorf("configmap create met a pod failure: %v", err)
+	}
+	err := srv.Fault(VerbCreate, podsGVR, "ns")
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `cannot create resource "pods"`) {
+		t.Errorf("create: %v; want Forbidden naming the verb", err)
+	}
+	if _, err := srv.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "direct"}}); err != nil {
+		t.Errorf("the Server's own Create met a fault: %v", err)
+	}
+	if err := srv.Fault(VerbDelete, podsGVR, "ns"); !apierrors.IsForbidden(err) {
+		t.Errorf("delete: %v; want Forbidden", err)
+	}
+	if err := srv.Fault(VerbDelete, podsGVR, "ns"); err != nil {
+		t.Errorf("third use of a Times 2 failure: %v", err)
+	}
+	if _, err := lw.ListWithContext(t.Context(), metav1.ListOptions{}); !apierrors.IsInternalError(err) {
+		t.Errorf("list: %v; want the list-and-watch failure still there", err)
+	}
+	srv.Down()
+	if err := srv.Fault(VerbUpdate, podsGVR, "ns"); !utilnet.IsConnectionRefused(err) {
+		t.Errorf("update of a down server: %v; want connection refused", err)
+	}
+	srv.Up()
+	if err := srv.Fault(VerbList|VerbGet, podsGVR, "ns"); err == nil {
+		t.Error("Fault accepted two verbs")
+	}
+	if err := srv.FailNext(Failure{Verbs: 1 << 7, Times: 1, Kind: Forbidden}); err == nil {
+		t.Error("FailNext accepted an unknown verb")
 	}
 }
 

@@ -26,7 +26,8 @@
 //     (resource versions, continue tokens, selectors, bookmarks, streaming
 //     lists), the injected faults of fake.Server.FailNext, InjectWatchFault,
 //     Stall and Down (a refused connection is a dropped one), and the call
-//     log;
+//     log; gets and writes meet the Failures that name their verb
+//     (fake.VerbGet ... fake.VerbDelete) and Down before they are served;
 //   - get, create (201; generateName, uid, creationTimestamp and
 //     resourceVersion as fake.Server.Create sets them), update (a stale
 //     resourceVersion is a 409 Conflict) and delete (preconditions on UID
@@ -55,8 +56,7 @@
 // Not served yet: the status and other subresources (404), deletecollection
 // (405), server-side apply (415), dry run (400), Table output,
 // aggregated discovery and OpenAPI, graceful deletion and
-// finalizers, and faults on get and the write verbs (faults apply to lists
-// and watches, as in package fake).
+// finalizers, and gets and writes in the fake's call log.
 //
 // # Concurrency
 //
@@ -71,14 +71,15 @@
 //
 // # Testing
 //
-// The package's tests drive the handler through client-go alone: a typed
-// clientset's create, get, update, patch (three kinds), delete and list
-// equal the fake's state; a stale resourceVersion is a 409, generateName
-// names the object; a shared informer factory syncs through the config and
-// sees a create; controller-runtime's client maps and writes through the
-// served discovery; protobuf answers and watches (an in-stream error
-// included) decode in client-go; a FailNext fault reaches the client with its code;
-// malformed, oversized and wrongly typed bodies get 400, 413 and 415 with
-// a Status; discovery feeds a deferred discovery RESTMapper. goleak checks
-// the package's goroutines in TestMain.
+// The package's tests drive the handler through client-go and
+// controller-runtime: a typed clientset's create, get, update, patch (three
+// kinds), delete and list equal the fake's state; a stale resourceVersion
+// is a 409, generateName names the object; a shared informer factory syncs
+// through the config and sees a create; controller-runtime's client maps
+// and writes through the served discovery; protobuf answers and watches
+// (an in-stream error included) decode in client-go; FailNext faults on
+// lists and on each write verb reach the client with their codes and leave
+// the fake as it was; malformed, oversized and wrongly typed bodies get
+// 400, 413 and 415 with a Status; discovery feeds a deferred discovery
+// RESTMapper. goleak checks the package's goroutines in TestMain.
 package fakeapi

@@ -294,6 +294,57 @@ func TestFaultsReachTheClient(t *testing.T) {
 	})
 }
 
+// A Failure naming a REST verb fails that request with its code, and the
+// fake is left as it was; Down drops a write's connection.
+func TestWriteFaults(t *testing.T) {
+	ctx := t.Context()
+	srv, _, cs := serve(t, fakeapi.Options{})
+	cms := cs.CoreV1().ConfigMaps("ns")
+	cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []fake.Failure{
+		{Verbs: fake.VerbCreate, Times: 1, Kind: fake.Forbidden},
+		{Verbs: fake.VerbGet, Times: 1, Kind: fake.NotFound},
+		{Verbs: fake.VerbUpdate, Times: 1, Kind: fake.InternalError},
+		{Verbs: fake.VerbPatch, Times: 1, Kind: fake.Forbidden},
+		{Verbs: fake.VerbDelete, Times: 1, Kind: fake.InternalError},
+	} {
+		if err := srv.FailNext(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rv := srv.ResourceVersion()
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{})
+	wantStatus(t, "create", err, http.StatusForbidden, metav1.StatusReasonForbidden)
+	_, err = cms.Get(ctx, "a", metav1.GetOptions{})
+	wantStatus(t, "get", err, http.StatusNotFound, metav1.StatusReasonNotFound)
+	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	wantStatus(t, "update", err, http.StatusInternalServerError, metav1.StatusReasonInternalError)
+	_, err = cms.Patch(ctx, "a", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{})
+	wantStatus(t, "patch", err, http.StatusForbidden, metav1.StatusReasonForbidden)
+	err = cms.Delete(ctx, "a", metav1.DeleteOptions{})
+	wantStatus(t, "delete", err, http.StatusInternalServerError, metav1.StatusReasonInternalError)
+	if got := srv.ResourceVersion(); got != rv {
+		t.Errorf("faulted writes moved the fake from RV %s to %s", rv, got)
+	}
+	if _, err := cms.Get(ctx, "a", metav1.GetOptions{}); err != nil {
+		t.Errorf("get after the faults were used up: %v", err)
+	}
+
+	srv.Down()
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
+	var se apierrors.APIStatus
+	if err == nil || errors.As(err, &se) {
+		t.Errorf("create on a down server: %v, want a transport error", err)
+	}
+	srv.Up()
+	if _, err := srv.Get(ctx, fake.ConfigMaps().GVR, "ns", "c"); !apierrors.IsNotFound(err) {
+		t.Errorf("a create on a down server stored c: %v", err)
+	}
+}
+
 // do sends a raw request and decodes the Status it answers.
 func do(t *testing.T, cfg *rest.Config, method, path, contentType string, body []byte) (int, metav1.Status) {
 	t.Helper()

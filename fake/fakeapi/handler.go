@@ -86,6 +86,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return
 	}
+	if verb := faultVerb(r.Method, req); verb != 0 {
+		if err := h.srv.Fault(verb, req.res.GVR, req.namespace); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
 	switch {
 	case r.Method == http.MethodGet && req.name == "":
 		h.listOrWatch(w, r, req)
@@ -102,6 +108,29 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.writeError(w, r, apierrors.NewMethodNotSupported(req.res.GVR.GroupResource(), strings.ToLower(r.Method)))
 	}
+}
+
+// faultVerb is the fake.Verb whose injected faults a request meets before
+// it is served: that of a get or a write; zero for a list or a watch
+// (which meet theirs in the fake) and for what is not served.
+func faultVerb(method string, req request) fake.Verb {
+	switch {
+	case req.name == "" && method == http.MethodPost:
+		return fake.VerbCreate
+	case req.name == "":
+		return 0
+	}
+	switch method {
+	case http.MethodGet:
+		return fake.VerbGet
+	case http.MethodPut:
+		return fake.VerbUpdate
+	case http.MethodPatch:
+		return fake.VerbPatch
+	case http.MethodDelete:
+		return fake.VerbDelete
+	}
+	return 0
 }
 
 // route parses /api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUBRESOURCE]] and
