@@ -23,8 +23,8 @@ var ErrFutureResourceVersion = errors.New("resource version beyond the server's 
 
 // ErrFreshnessUnknown says that [Informer.Fresh] could not learn the
 // server's current resource version: the source cannot be asked without
-// disturbing it (an [Owner] such as shard.Source that does not implement
-// [CurrentResourceVersioner]), or the server's answer carried no numeric
+// disturbing it (an [Owner] that does not implement
+// [CurrentResourceVersioner]; shard.Source does), or the server's answer carried no numeric
 // resource version (client-go's fake clientset, some proxies). The cache
 // is not reported fresh.
 var ErrFreshnessUnknown = errors.New("the server's current resource version is unknown")
@@ -34,8 +34,9 @@ var ErrFreshnessUnknown = errors.New("the server's current resource version is u
 // call it, when the source has it, to learn the server's current resource
 // version for what the source serves, instead of a list with Limit 1 and
 // ResourceVersion "" through the source's ListWithContext. A source whose
-// lists do more than list (an [Owner] such as shard.Source starts a list
-// cycle with each first page) implements it to be usable with Fresh.
+// lists do more than list (an [Owner]: shard.Source starts a list cycle
+// with each first page) implements it to be usable with Fresh; shard.Source
+// does, with a list of its inner source.
 type CurrentResourceVersioner interface {
 	CurrentResourceVersion(ctx context.Context) (string, error)
 }
