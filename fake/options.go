@@ -152,6 +152,12 @@ type Resource struct {
 	// field selector on any other field is a 400 Bad Request ("field label
 	// not supported"), as from kube-apiserver.
 	FieldGetter func(obj runtime.Object) fields.Set
+	// StatusSubresource says an unstructured resource has the status
+	// subresource, as a CRD that enables it: over fake/fakeapi, writes to
+	// the object keep its status and writes to /status change only that.
+	// A typed resource has it when its Go type has a Status field. The
+	// Server's own methods write whole objects either way.
+	StatusSubresource bool
 	// ValidateName checks object names on create and update, as the
 	// resource's registry strategy does; violations are 422 Invalid on
 	// metadata.name. Nil means a DNS-1123 subdomain

@@ -34,7 +34,12 @@
 //     and resourceVersion; a 200 Status naming the deleted object);
 //   - patch: JSON patch, merge patch and, for typed resources, strategic
 //     merge patch, applied to the current object and retried on a
-//     concurrent write unless the patch sets metadata.resourceVersion;
+//     concurrent write unless the patch changes metadata.resourceVersion;
+//   - the status subresource, for typed resources whose Go type has a
+//     Status field and unstructured ones with fake.Resource.StatusSubresource:
+//     get, update and patch of /status change only the status (the rest of
+//     the body is ignored), and updates and patches of the object keep the
+//     stored status, as kube-apiserver's registries do;
 //   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
 //     /apis/GROUP/VERSION in the unaggregated form, enough for
 //     kubernetes.NewForConfig and a discovery-based RESTMapper.
@@ -53,7 +58,7 @@
 // content type it cannot read, 422 Invalid from the fake's metadata
 // validation. A failed request changes nothing in the fake.
 //
-// Not served yet: the status and other subresources (404), deletecollection
+// Not served yet: subresources other than status (404), deletecollection
 // (405), server-side apply (415), dry run (400), Table output,
 // aggregated discovery and OpenAPI, graceful deletion and
 // finalizers, and gets and writes in the fake's call log.

@@ -39,6 +39,7 @@ func Handler(srv *fake.Server, opts Options) http.Handler {
 		codecs:   serializer.NewCodecFactory(srv.Scheme()),
 		report:   opts.ReportError,
 		byGVR:    map[schema.GroupVersionResource]fake.Resource{},
+		status:   map[schema.GroupVersionResource]bool{},
 	}
 	if h.report == nil {
 		h.report = func(err error) { klog.ErrorS(err, "fakeapi") }
@@ -46,6 +47,9 @@ func Handler(srv *fake.Server, opts Options) http.Handler {
 	for _, r := range srv.Resources() {
 		h.byGVR[r.GVR] = r
 		h.resources = append(h.resources, r)
+		if hasStatus(srv.Scheme(), r) {
+			h.status[r.GVR] = true
+		}
 	}
 	return h
 }
@@ -60,6 +64,8 @@ type handler struct {
 	// resources are srv's, in its order; byGVR indexes them.
 	resources []fake.Resource
 	byGVR     map[schema.GroupVersionResource]fake.Resource
+	// status holds the resources with the status subresource.
+	status map[schema.GroupVersionResource]bool
 }
 
 // request is a parsed resource path.
@@ -82,8 +88,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.metadataOnly = strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata")
 	req.protobuf = h.protobuf && prefersProtobuf(r.Header.Get("Accept"))
-	if req.subresource != "" {
+	if req.subresource != "" && (req.subresource != "status" || !h.status[req.res.GVR]) {
 		h.writeError(w, r, notFound(r.URL.Path))
+		return
+	}
+	if req.subresource != "" && r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodPatch {
+		h.writeError(w, r, apierrors.NewMethodNotSupported(req.res.GVR.GroupResource(), strings.ToLower(r.Method)))
 		return
 	}
 	if verb := faultVerb(r.Method, req); verb != 0 {
@@ -294,6 +304,17 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 	if err := matchName(m, req); err != nil {
 		h.writeError(w, r, err)
 		return
+	}
+	if h.status[req.res.GVR] {
+		cur, err := h.srv.Get(r.Context(), req.res.GVR, req.namespace, req.name)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		if obj, err = h.prepareWrite(req, cur, obj); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 	}
 	out, err := h.srv.Update(r.Context(), obj)
 	if err != nil {

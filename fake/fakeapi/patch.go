@@ -105,13 +105,20 @@ func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, pa
 	if err := matchNamespace(m, req); err != nil {
 		return nil, false, err
 	}
-	pinned := m.GetResourceVersion() != ""
-	if !pinned {
-		m.SetResourceVersion(cm.GetResourceVersion())
+	if obj, err = h.prepareWrite(req, cur, obj); err != nil {
+		return nil, false, err
 	}
+	if m, err = meta.Accessor(obj); err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	// A patch that leaves resourceVersion as it was applies to whatever
+	// the object is by the time it is stored: a concurrent write is
+	// retried. One that changes it names the version it applies to (a 409
+	// when that is stale); one that removes it updates unconditionally.
+	retryable := m.GetResourceVersion() == cm.GetResourceVersion()
 	out, err = h.srv.Update(r.Context(), obj)
 	if err != nil {
-		return nil, !pinned && apierrors.IsConflict(err), err
+		return nil, retryable && apierrors.IsConflict(err), err
 	}
 	return out, false, nil
 }
