@@ -78,6 +78,14 @@
 // and [Options.StatusPage] shows them on a page ([StatusPage]) that can be
 // mounted on the same server.
 //
+// [Fresh] checks, before a disruptive action, that the cache of a type has
+// caught up with the server (informer.Informer.Fresh; not yet for sharded
+// informers):
+//
+//	if err := crcache.Fresh(ctx, mgr.GetCache(), &corev1.Pod{}); err != nil {
+//		return ctrl.Result{RequeueAfter: time.Minute}, nil // hold the eviction
+//	}
+//
 // cache.Options.NewInformer, if set, builds the informers instead of
 // listwatch's constructor (over the restsource Source where the cache
 // uses one, so they decode as listwatch's do); use [Options.OnNewInformer]
