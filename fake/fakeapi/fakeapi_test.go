@@ -463,3 +463,36 @@ func TestDiscoveryAndDynamicClient(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Concurrent patches that leave resourceVersion alone all land: each
+// that meets another's write is reapplied to the new state, as
+// kube-apiserver retries it.
+func TestConcurrentPatchesAllLand(t *testing.T) {
+	ctx := t.Context()
+	srv, _, cs := serve(t, fakeapi.Options{})
+	cms := cs.CoreV1().ConfigMaps("ns")
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			patch := fmt.Sprintf(`{"data":{"k%d":"v"}}`, i)
+			_, err := cms.Patch(ctx, "shared", types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("patch: %v", err)
+		}
+	}
+	obj, err := srv.Get(ctx, fake.ConfigMaps().GVR, "ns", "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := obj.(*corev1.ConfigMap).Data; len(d) != n {
+		t.Errorf("data %v, want %d keys", d, n)
+	}
+}

@@ -17,8 +17,9 @@ import (
 )
 
 // patchAttempts bounds the retries of a patch that meets a concurrent
-// write, as kube-apiserver's GuaranteedUpdate retries.
-const patchAttempts = 5
+// write. kube-apiserver's GuaranteedUpdate retries until the write
+// lands; the bound only keeps a bug from spinning forever.
+const patchAttempts = 100
 
 // patchTypes are the patch media types served for res: JSON patch, merge
 // patch and, for typed (built-in) resources, strategic merge patch.
