@@ -15,6 +15,9 @@ import (
 // this package serves.
 var verbs = metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}
 
+// statusVerbs are those of a status subresource.
+var statusVerbs = metav1.Verbs{"get", "patch", "update"}
+
 // servedVersion is the version /version reports: the kube-apiserver
 // release whose semantics package fake follows.
 var servedVersion = version.Info{Major: "1", Minor: "36", GitVersion: "v1.36.0-fakeapi", Platform: "fake/fakeapi"}
@@ -122,6 +125,14 @@ func (h *handler) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 			Kind:         r.Kind,
 			Verbs:        verbs,
 		})
+		if h.status[r.GVR] {
+			out.APIResources = append(out.APIResources, metav1.APIResource{
+				Name:       r.GVR.Resource + "/status",
+				Namespaced: r.Namespaced,
+				Kind:       r.Kind,
+				Verbs:      statusVerbs,
+			})
+		}
 	}
 	return out
 }

@@ -41,7 +41,8 @@
 //     the body is ignored), and updates and patches of the object keep the
 //     stored status, as kube-apiserver's registries do;
 //   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
-//     /apis/GROUP/VERSION in the unaggregated form, enough for
+//     /apis/GROUP/VERSION in the unaggregated form (status subresources
+//     listed), enough for
 //     kubernetes.NewForConfig and a discovery-based RESTMapper.
 //
 // Bodies are read as JSON, YAML or protobuf for typed resources (client-go's

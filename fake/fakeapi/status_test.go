@@ -1,6 +1,7 @@
 package fakeapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/listwatch/listwatch/fake"
@@ -67,6 +69,19 @@ func TestStatusSubresource(t *testing.T) {
 	code, st := do(t, cfg, "PUT", "/api/v1/namespaces/ns/configmaps/c/status", "application/json", []byte(`{}`))
 	if code != http.StatusNotFound || st.Reason != metav1.StatusReasonNotFound {
 		t.Errorf("configmap /status: %d %+v, want 404", code, st)
+	}
+
+	// Discovery lists pods/status, and no configmaps/status.
+	rl, err := discovery.NewDiscoveryClientForConfigOrDie(cfg).ServerResourcesForGroupVersion("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rl.APIResources {
+		names = append(names, r.Name)
+	}
+	if want := []string{"pods", "pods/status", "configmaps", "nodes", "nodes/status"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("v1 discovery lists %v, want %v", names, want)
 	}
 
 	// An unstructured resource has it when its Resource says so.
