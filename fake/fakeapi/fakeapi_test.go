@@ -390,6 +390,8 @@ func TestBadRequests(t *testing.T) {
 		{"missing object", "GET", "/api/v1/namespaces/ns/configmaps/nope", "", "", 404, metav1.StatusReasonNotFound},
 		{"subresource", "GET", "/api/v1/namespaces/ns/pods/a/status", "", "", 404, metav1.StatusReasonNotFound},
 		{"deletecollection", "DELETE", "/api/v1/namespaces/ns/configmaps", "", "", 405, metav1.StatusReasonMethodNotAllowed},
+		{"create across namespaces", "POST", "/api/v1/configmaps", "application/json", `{"metadata":{"name":"a","namespace":"ns"}}`, 405, metav1.StatusReasonMethodNotAllowed},
+		{"delete of /status", "DELETE", "/api/v1/namespaces/ns/pods/a/status", "", "", 405, metav1.StatusReasonMethodNotAllowed},
 		{"invalid name", "POST", "/api/v1/namespaces/ns/configmaps", "application/json", `{"metadata":{"name":"Not_A_Name"}}`, 422, metav1.StatusReasonInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -125,7 +125,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (which meet theirs in the fake) and for what is not served.
 func faultVerb(method string, req request) fake.Verb {
 	switch {
-	case req.name == "" && method == http.MethodPost:
+	case req.name == "" && method == http.MethodPost && (req.namespace != "" || !req.res.Namespaced):
 		return fake.VerbCreate
 	case req.name == "":
 		return 0
