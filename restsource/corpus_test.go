@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // corpusPod is a pod as kube-apiserver serves a Deployment's pod: 3 to 6
@@ -30,20 +31,20 @@ func corpusPod(r *rand.Rand, i int) *corev1.Pod {
 			Annotations: map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": "9090",
 				"kubectl.kubernetes.io/restartedAt": ts.UTC().Format(time.RFC3339), "note": "ünïcødé \"quoted\" \\ back\nslash"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app + "-" + hash,
-				UID: types.UID(fmt.Sprintf("9b1d2c3e-0000-4000-8000-%012d", i%7)), Controller: ptr(true), BlockOwnerDeletion: ptr(true)}},
+				UID: types.UID(fmt.Sprintf("9b1d2c3e-0000-4000-8000-%012d", i%7)), Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 			Finalizers: []string{"example.com/protect"},
 		},
 		Spec: corev1.PodSpec{
 			NodeName: fmt.Sprintf("node-%d", r.IntN(20)), ServiceAccountName: app, RestartPolicy: corev1.RestartPolicyAlways,
-			TerminationGracePeriodSeconds: ptr(int64(30)), DNSPolicy: corev1.DNSClusterFirst, SchedulerName: "default-scheduler",
+			TerminationGracePeriodSeconds: ptr.To(int64(30)), DNSPolicy: corev1.DNSClusterFirst, SchedulerName: "default-scheduler",
 			Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists,
-				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))}},
+				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}},
 			Volumes: []corev1.Volume{
 				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 					LocalObjectReference: corev1.LocalObjectReference{Name: app + "-config"}}}},
 				{Name: "kube-api-access", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 					Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
-						Path: "token", ExpirationSeconds: ptr(int64(3607))}}}}}},
+						Path: "token", ExpirationSeconds: ptr.To(int64(3607))}}}}}},
 			},
 		},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, QOSClass: corev1.PodQOSBurstable, StartTime: &ts,
@@ -73,7 +74,7 @@ func corpusPod(r *rand.Rand, i int) *corev1.Pod {
 		})
 		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
 			Name: name, Ready: true, Image: image, ImageID: image + "@sha256:4c1e0d6f3b8a9e7c2d5f1a0b3c6e9d8f",
-			ContainerID: fmt.Sprintf("containerd://%016x", r.Uint64()), Started: ptr(true),
+			ContainerID: fmt.Sprintf("containerd://%016x", r.Uint64()), Started: ptr.To(true),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ts}}})
 	}
 	managers := []struct{ manager, subresource, fields string }{
@@ -94,8 +95,6 @@ func corpusPod(r *rand.Rand, i int) *corev1.Pod {
 	}
 	return p
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // corpusPods returns n corpus pods, the same for the same seed.
 func corpusPods(n int, seed uint64) []*corev1.Pod {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	restwatch "k8s.io/client-go/rest/watch"
+	"k8s.io/utils/ptr"
 )
 
 // cycle repeats one frame forever.
@@ -38,7 +39,9 @@ func (c *cycle) Read(p []byte) (int, error) {
 
 func (c *cycle) Close() error { return nil }
 
-// benchPod is a pod of typical size (about 3 KB in protobuf).
+// benchPod is a pod of typical size (about 3 KB in protobuf). It stays
+// rather than objects.RealisticPod: docs/benchmarks/scenarios.md quotes
+// BenchmarkDecodeFrame's per-frame times, which depend on this pod's shape.
 func benchPod() *corev1.Pod {
 	ts := metav1.Now()
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-7d9f8c6b5-x2x9k", Namespace: "team-a", UID: "6c1f1e9a-0d4b-4b0e-9f2a-1a2b3c4d5e6f",
@@ -150,7 +153,7 @@ func BenchmarkDecodeShared(b *testing.B) {
 	b.Run("configmaps/json", func(b *testing.B) { benchItems(b, opts(), cms, true) })
 	deps := make([]*appsv1.Deployment, 512)
 	for i, p := range pods {
-		deps[i] = &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{Replicas: ptr(int32(i % 5)),
+		deps[i] = &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(i % 5)),
 			Selector: &metav1.LabelSelector{MatchLabels: p.Labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels}, Spec: p.Spec}}}
 	}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 )
 
 // watchStream is a stream with every kind of event: pods with and without
@@ -63,7 +64,7 @@ func TestListDecodesLikeClientGo(t *testing.T) {
 	for _, ct := range contentTypes {
 		e := newEnc(ct)
 		srv := newServer(t)
-		l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77", Continue: "c1", RemainingItemCount: ptr(int64(5))}}
+		l := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "77", Continue: "c1", RemainingItemCount: ptr.To(int64(5))}}
 		for i := range 5000 {
 			l.Items = append(l.Items, *testPod(i))
 		}

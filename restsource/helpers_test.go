@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -102,7 +103,10 @@ func (e enc) withUnknownField(t testing.TB, raw []byte) []byte {
 	return append([]byte("k8s\x00"), out...)
 }
 
-// testPod is a pod with most kinds of fields set.
+// testPod is a pod with most kinds of fields set. It is not
+// objects.RealisticPod on purpose: it carries what the decoders' edge cases
+// need and a realistic pod lacks (a generation, a finalizer, an annotation
+// of escapes and non-ASCII), and the tests expect its names (pod-<i>).
 func testPod(i int) *corev1.Pod {
 	ts := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	return &corev1.Pod{
@@ -111,7 +115,7 @@ func testPod(i int) *corev1.Pod {
 			ResourceVersion: fmt.Sprint(100 + i), Generation: int64(i), CreationTimestamp: ts,
 			Labels:          map[string]string{"app": "web", "i": fmt.Sprint(i)},
 			Annotations:     map[string]string{"note": "ünïcødé \"quoted\" \\ back\nslash"},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: ptr(true)}},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: ptr.To(true)}},
 			Finalizers:      []string{"example.com/f"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
 				Time: &ts, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}}}`)}},
@@ -127,7 +131,7 @@ func testPod(i int) *corev1.Pod {
 					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 				},
 			}},
-			TerminationGracePeriodSeconds: ptr(int64(30)),
+			TerminationGracePeriodSeconds: ptr.To(int64(30)),
 			Tolerations:                   []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		},
 		Status: corev1.PodStatus{
@@ -137,8 +141,6 @@ func testPod(i int) *corev1.Pod {
 		},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // server is an httptest apiserver for pods that serves canned bytes: the
 // watch body (as one stream) and the list body, and records the requests.

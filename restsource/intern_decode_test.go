@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 )
 
 // sharedDecoders returns the reference decoder of T and one with an
@@ -220,10 +221,10 @@ func TestSharedPartsPodsOwnScalars(t *testing.T) {
 		token := fmt.Sprintf("kube-api-access-%05d", i)
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: token, VolumeSource: corev1.VolumeSource{
 			Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
-				Path: "token", ExpirationSeconds: ptr(int64(3607))}}}, DefaultMode: ptr(int32(420))}}})
+				Path: "token", ExpirationSeconds: ptr.To(int64(3607))}}}, DefaultMode: ptr.To(int32(420))}}})
 		p.OwnerReferences = pods[0].OwnerReferences // one ReplicaSet's
-		p.Spec.Priority, p.Spec.EnableServiceLinks = ptr(int32(0)), ptr(true)
-		p.Spec.PreemptionPolicy = ptr(corev1.PreemptLowerPriority)
+		p.Spec.Priority, p.Spec.EnableServiceLinks = ptr.To(int32(0)), ptr.To(true)
+		p.Spec.PreemptionPolicy = ptr.To(corev1.PreemptLowerPriority)
 		p.Status.PodIPs = []corev1.PodIP{{IP: p.Status.PodIP}}
 		for _, ty := range []corev1.PodConditionType{corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.ContainersReady} {
 			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: ty, Status: corev1.ConditionTrue,
@@ -236,7 +237,7 @@ func TestSharedPartsPodsOwnScalars(t *testing.T) {
 		for j := range p.Status.ContainerStatuses {
 			p.Status.ContainerStatuses[j].VolumeMounts = []corev1.VolumeMountStatus{{Name: token,
 				MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true,
-				RecursiveReadOnly: ptr(corev1.RecursiveReadOnlyDisabled)}}
+				RecursiveReadOnly: ptr.To(corev1.RecursiveReadOnlyDisabled)}}
 		}
 	}
 	// own lists the pointers of a pod that the test expects shared.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 )
 
 // TestDeclarations: every field of every message of parts_kinds.go is the
@@ -83,7 +84,7 @@ var partsCorpora = map[reflect.Type]func(t *testing.T){
 		for i := range ds {
 			p := corpusPods(1, uint64(i%2))[0]
 			ds[i] = &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{
-				Replicas: ptr(int32(i)), Selector: &metav1.LabelSelector{MatchLabels: p.Labels},
+				Replicas: ptr.To(int32(i)), Selector: &metav1.LabelSelector{MatchLabels: p.Labels},
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels}, Spec: p.Spec}}}
 			ds[i].Name = fmt.Sprint("d", i)
 		}

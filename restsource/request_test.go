@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -20,8 +21,8 @@ import (
 // edit.
 func TestRequestsLikeClientGo(t *testing.T) {
 	opts := metav1.ListOptions{LabelSelector: "a=b", FieldSelector: "spec.nodeName=n1", ResourceVersion: "42",
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, TimeoutSeconds: ptr(int64(300)),
-		AllowWatchBookmarks: true, SendInitialEvents: ptr(true), Limit: 500, Continue: "tok"}
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, TimeoutSeconds: ptr.To(int64(300)),
+		AllowWatchBookmarks: true, SendInitialEvents: ptr.To(true), Limit: 500, Continue: "tok"}
 	for _, ct := range contentTypes {
 		for _, ns := range []string{"", "ns-1"} {
 			srv := newServer(t)
