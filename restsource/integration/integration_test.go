@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/testing/testapiserver"
@@ -141,7 +142,7 @@ func testList(t *testing.T, e *env) {
 // events and the same initial-events-end bookmark through restsource as
 // through the clientset.
 func testWatch(t *testing.T, e *env) {
-	opts := metav1.ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true,
+	opts := metav1.ListOptions{SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
 	for _, ct := range contentTypes {
 		cw, err := e.clientset(ct).CoreV1().ConfigMaps(e.ns).Watch(t.Context(), opts)
@@ -358,5 +359,3 @@ func first(t *testing.T, w watch.Interface) watch.Event {
 	}
 	return watch.Event{}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/listwatch/listwatch/restsource"
 )
@@ -153,7 +154,7 @@ func listItems(t *testing.T, src interface {
 func sameEvents(t *testing.T, src interface {
 	WatchWithContext(context.Context, metav1.ListOptions) (watch.Interface, error)
 }, client func(metav1.ListOptions) (watch.Interface, error), fix func(runtime.Object) runtime.Object) {
-	opts := metav1.ListOptions{SendInitialEvents: ptr(true), AllowWatchBookmarks: true,
+	opts := metav1.ListOptions{SendInitialEvents: ptr.To(true), AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
 	cw, err := client(opts)
 	if err != nil {
