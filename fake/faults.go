@@ -28,15 +28,14 @@ const (
 	VerbUpdate
 	VerbPatch
 	VerbDelete
-
-	// allVerbs is every Verb.
-	allVerbs = VerbList | VerbWatch | VerbGet | VerbCreate | VerbUpdate | VerbPatch | VerbDelete
+	// VerbDeleteCollection is a deletecollection request (fake/fakeapi).
+	VerbDeleteCollection
 )
 
 // verbNames are the verbs' names, as in RBAC and kube-apiserver's errors.
 var verbNames = map[Verb]string{
 	VerbList: "list", VerbWatch: "watch", VerbGet: "get", VerbCreate: "create",
-	VerbUpdate: "update", VerbPatch: "patch", VerbDelete: "delete",
+	VerbUpdate: "update", VerbPatch: "patch", VerbDelete: "delete", VerbDeleteCollection: "deletecollection",
 }
 
 // FailureKind is the error an injected Failure produces, in the form
@@ -121,9 +120,6 @@ type faultState struct {
 func (s *Server) FailNext(f Failure) error {
 	if f.Times < 1 || f.Kind < Forbidden || f.Kind > ConnectionRefused {
 		return fmt.Errorf("fake: Failure needs Times >= 1 and a valid Kind, got %+v", f)
-	}
-	if f.Verbs&^allVerbs != 0 {
-		return fmt.Errorf("fake: unknown Verbs %#x in Failure", uint8(f.Verbs))
 	}
 	if f.InStream && f.Kind == ConnectionRefused {
 		return errors.New("fake: a refused connection cannot be in-stream")

@@ -142,6 +142,44 @@ func (s *Server) Delete(ctx context.Context, obj runtime.Object) (runtime.Object
 	return gone.DeepCopyObject(), nil
 }
 
+// DeleteCollection deletes the objects of gvr in namespace ("" for every
+// namespace) that match opts' label and field selectors (its other fields
+// are ignored), in key order, each a write of its own at the next resource
+// version as a delete is, and returns them as they were before, in the
+// resource's list type at the resource version before the first delete,
+// as kube-apiserver answers a deletecollection. An unserved resource is a
+// 404, a bad selector a 400. Like the other writes it is never faulted.
+func (s *Server) DeleteCollection(ctx context.Context, gvr GVR, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
+	r, err := s.resource(gvr)
+	if err != nil {
+		return nil, err
+	}
+	pred, err := newPredicate(r, namespace, metav1.ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}, ShardSelectorsIgnored)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list, err := s.listLocked(r, pred, listPlan{})
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		m, _ := meta.Accessor(item)
+		k := key(m.GetNamespace(), m.GetName())
+		old := r.objects[k]
+		rv := s.rv + 1
+		delete(r.objects, k)
+		s.commitLocked(event{rv: rv, typ: watch.Deleted, res: r, key: k, obj: withRV(old, rv), prev: old})
+		klog.FromContext(ctx).V(5).Info("fake: deleted", "resource", r.cfg.GVR, "key", k, "rv", rv)
+	}
+	return list, nil
+}
+
 // Get returns a copy of the stored object, or a 404 NotFound.
 func (s *Server) Get(_ context.Context, gvr GVR, namespace, name string) (runtime.Object, error) {
 	s.mu.Lock()

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestWritesAssignGlobalResourceVersions(t *testing.T) {
@@ -112,5 +113,49 @@ func TestCreateDetails(t *testing.T) {
 	}
 	if err := srv.Compact("x"); err == nil {
 		t.Errorf("Compact(\"x\") accepted")
+	}
+}
+
+// DeleteCollection deletes what its selectors match, one write each, and
+// returns the deleted objects as they were, in a list at the RV before.
+func TestDeleteCollection(t *testing.T) {
+	srv := newTestServer(t, Options{InitialResourceVersion: 10})
+	mustCreate(t, srv, newPod("ns", "a", map[string]string{"app": "web"}))
+	mustCreate(t, srv, newPod("ns", "b", map[string]string{"app": "db"}))
+	mustCreate(t, srv, newPod("ns", "c", map[string]string{"app": "web"}))
+	mustCreate(t, srv, newPod("other", "d", map[string]string{"app": "web"}))
+	w, err := srv.ListerWatcher(LWOptions{Resource: podsGVR, Namespace: "ns"}).WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "14"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := srv.DeleteCollection(t.Context(), podsGVR, "ns", metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := list.(*corev1.PodList)
+	if got := listKeys(t, list); got != "rv=14 [ns/a@11 ns/c@13]" || len(pods.Items) != 2 {
+		t.Errorf("deleted %s, want rv=14 [ns/a@11 ns/c@13]", got)
+	}
+	if srv.ResourceVersion() != "16" {
+		t.Errorf("server at RV %s, want 16 (one write per delete)", srv.ResourceVersion())
+	}
+	left, err := srv.ListerWatcher(LWOptions{Resource: podsGVR}).ListWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := listKeys(t, left); got != "rv=16 [ns/b@12 other/d@14]" {
+		t.Errorf("left %s, want rv=16 [ns/b@12 other/d@14]", got)
+	}
+	var evs []string
+	for range 2 {
+		evs = append(evs, describeEvent(<-w.ResultChan()))
+	}
+	w.Stop()
+	equalStrings(t, "events", evs, []string{"DELETED ns/a@15", "DELETED ns/c@16"})
+	if _, err := srv.DeleteCollection(t.Context(), podsGVR, "ns", metav1.ListOptions{LabelSelector: "=bad"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("bad selector: %v, want 400", err)
+	}
+	if _, err := srv.DeleteCollection(t.Context(), GVR{Version: "v1", Resource: "secrets"}, "", metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("unserved resource: %v, want 404", err)
 	}
 }

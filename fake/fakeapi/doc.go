@@ -27,11 +27,14 @@
 //     lists), the injected faults of fake.Server.FailNext, InjectWatchFault,
 //     Stall and Down (a refused connection is a dropped one), and the call
 //     log; gets and writes meet the Failures that name their verb
-//     (fake.VerbGet ... fake.VerbDelete) and Down before they are served;
+//     (fake.VerbGet ... fake.VerbDeleteCollection) and Down before they
+//     are served;
 //   - get, create (201; generateName, uid, creationTimestamp and
 //     resourceVersion as fake.Server.Create sets them), update (a stale
-//     resourceVersion is a 409 Conflict) and delete (preconditions on UID
-//     and resourceVersion; a 200 Status naming the deleted object);
+//     resourceVersion is a 409 Conflict), delete (preconditions on UID
+//     and resourceVersion; a 200 Status naming the deleted object) and
+//     deletecollection (fake.Server.DeleteCollection: what the label and
+//     field selectors match, answered as a list);
 //   - patch: JSON patch, merge patch and, for typed resources, strategic
 //     merge patch, applied to the current object and retried on a
 //     concurrent write unless the patch changes metadata.resourceVersion;
@@ -59,8 +62,8 @@
 // content type it cannot read, 422 Invalid from the fake's metadata
 // validation. A failed request changes nothing in the fake.
 //
-// Not served yet: subresources other than status (404), deletecollection
-// (405), server-side apply (415), dry run (400), Table output,
+// Not served yet: subresources other than status (404), server-side
+// apply (415), dry run (400), Table output,
 // aggregated discovery and OpenAPI, graceful deletion and
 // finalizers, and gets and writes in the fake's call log.
 //

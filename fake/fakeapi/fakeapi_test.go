@@ -389,7 +389,6 @@ func TestBadRequests(t *testing.T) {
 		{"unknown version", "GET", "/apis/example.com/v2/widgets", "", "", 404, metav1.StatusReasonNotFound},
 		{"missing object", "GET", "/api/v1/namespaces/ns/configmaps/nope", "", "", 404, metav1.StatusReasonNotFound},
 		{"subresource", "GET", "/api/v1/namespaces/ns/pods/a/status", "", "", 404, metav1.StatusReasonNotFound},
-		{"deletecollection", "DELETE", "/api/v1/namespaces/ns/configmaps", "", "", 405, metav1.StatusReasonMethodNotAllowed},
 		{"create across namespaces", "POST", "/api/v1/configmaps", "application/json", `{"metadata":{"name":"a","namespace":"ns"}}`, 405, metav1.StatusReasonMethodNotAllowed},
 		{"delete of /status", "DELETE", "/api/v1/namespaces/ns/pods/a/status", "", "", 405, metav1.StatusReasonMethodNotAllowed},
 		{"invalid name", "POST", "/api/v1/namespaces/ns/configmaps", "application/json", `{"metadata":{"name":"Not_A_Name"}}`, 422, metav1.StatusReasonInvalid},
@@ -497,4 +496,60 @@ func TestConcurrentPatchesAllLand(t *testing.T) {
 	if d := obj.(*corev1.ConfigMap).Data; len(d) != n {
 		t.Errorf("data %v, want %d keys", d, n)
 	}
+}
+
+// A clientset's DeleteCollection deletes what its selector matches and
+// answers the deleted objects; a Failure naming the verb fails it.
+func TestDeleteCollection(t *testing.T) {
+	ctx := t.Context()
+	srv, cfg, cs := serve(t, fakeapi.Options{})
+	for _, name := range []string{"a", "b", "c"} {
+		lbls := map[string]string{"app": "web"}
+		if name == "b" {
+			lbls["app"] = "db"
+		}
+		if _, err := srv.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: lbls}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cms := cs.CoreV1().ConfigMaps("ns")
+	if err := srv.FailNext(fake.Failure{Verbs: fake.VerbDeleteCollection, Times: 1, Kind: fake.Forbidden}); err != nil {
+		t.Fatal(err)
+	}
+	err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=web"})
+	wantStatus(t, "faulted deletecollection", err, http.StatusForbidden, metav1.StatusReasonForbidden)
+	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=web"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Name != "b" {
+		t.Errorf("left %v, want b alone", list.Items)
+	}
+	// The answer is the list of what was deleted.
+	code, body := rawDelete(t, cfg.Host+"/api/v1/namespaces/ns/configmaps")
+	if code != http.StatusOK || !strings.Contains(body, `"kind":"ConfigMapList"`) || !strings.Contains(body, `"name":"b"`) {
+		t.Errorf("deletecollection answered %d %s, want 200 and a ConfigMapList of b", code, body)
+	}
+	if _, err := srv.Get(ctx, fake.ConfigMaps().GVR, "ns", "b"); !apierrors.IsNotFound(err) {
+		t.Errorf("b after deletecollection: %v, want NotFound", err)
+	}
+}
+
+// rawDelete sends a DELETE and returns the code and body.
+func rawDelete(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "DELETE", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
 }

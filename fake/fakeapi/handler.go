@@ -115,6 +115,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.patch(w, r, req)
 	case r.Method == http.MethodDelete && req.name != "":
 		h.delete(w, r, req)
+	case r.Method == http.MethodDelete:
+		h.deleteCollection(w, r, req)
 	default:
 		h.writeError(w, r, apierrors.NewMethodNotSupported(req.res.GVR.GroupResource(), strings.ToLower(r.Method)))
 	}
@@ -127,6 +129,8 @@ func faultVerb(method string, req request) fake.Verb {
 	switch {
 	case req.name == "" && method == http.MethodPost && (req.namespace != "" || !req.res.Namespaced):
 		return fake.VerbCreate
+	case req.name == "" && method == http.MethodDelete && req.subresource == "":
+		return fake.VerbDeleteCollection
 	case req.name == "":
 		return 0
 	}
@@ -377,6 +381,45 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 		},
 	}
 	h.writeEncoded(w, r, http.StatusOK, runtime.ContentTypeJSON, func() ([]byte, error) { return json.Marshal(st) })
+}
+
+// deleteCollection deletes the objects a list with the request's label
+// and field selectors would show, and answers them as a list, as
+// kube-apiserver does. DeleteOptions in the body are read (and a dry run
+// refused) but otherwise ignored, as a collection has no preconditions.
+func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req request) {
+	var opts metav1.ListOptions
+	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), v1, &opts); err != nil {
+		h.writeError(w, r, apierrors.NewBadRequest(err.Error()))
+		return
+	}
+	var dopts metav1.DeleteOptions
+	if err := h.writeOptions(r, &dopts); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if len(body) > 0 {
+		if err := decodeOptions(r, body, &dopts); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
+	if len(dopts.DryRun) > 0 {
+		h.writeError(w, r, errDryRun())
+		return
+	}
+	list, err := h.srv.DeleteCollection(r.Context(), req.res.GVR, req.namespace, opts)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	enc := h.encoder(req)
+	h.writeEncoded(w, r, http.StatusOK, enc.contentType(), func() ([]byte, error) { return enc.list(list) })
 }
 
 // writeOptions decodes a write's query parameters into opts.
