@@ -15,6 +15,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // runController runs c until the test ends and waits until it has synced
@@ -79,7 +80,7 @@ func TestNewSameDeltasAsClientGo(t *testing.T) {
 				var out []string
 				log := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 				srv := fake.NewTestServer(t, fake.Options{})
-				a, _ := srv.Create(ctx, newCM("a"))
+				a, _ := srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 				known := cache.NewStore(cache.MetaNamespaceKeyFunc)
 				deltas := &deltaLog{}
 				var mu sync.Mutex
@@ -122,7 +123,7 @@ func TestNewSameDeltasAsClientGo(t *testing.T) {
 				a2 := a.DeepCopyObject().(*corev1.ConfigMap)
 				a2.Data["v"] = "1"
 				srv.Update(ctx, a2)
-				srv.Create(ctx, newCM("b"))
+				srv.Create(ctx, objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 				synctest.Wait()
 				log("events %q", deltas.take())
 
@@ -206,8 +207,8 @@ func informerScript(t *testing.T, new func(lw cache.ListerWatcher, h cache.Resou
 	var out []string
 	log := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	srv := fake.NewTestServer(t, fake.Options{})
-	a, _ := srv.Create(ctx, newCM("a"))
-	srv.Create(ctx, newCM("b"))
+	a, _ := srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
+	srv.Create(ctx, objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 	h := &informertest.ClientGoRecorder{}
 	st, c := new(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), h)
 	runController(t, c)
@@ -219,7 +220,7 @@ func informerScript(t *testing.T, new func(lw cache.ListerWatcher, h cache.Resou
 	a2.Data["v"] = "1"
 	a3, _ := srv.Update(ctx, a2)
 	srv.Delete(ctx, a3)
-	srv.Create(ctx, newCM("c"))
+	srv.Create(ctx, objects.ConfigMap("ns", "c", objects.Data("v", "0")))
 	synctest.Wait()
 	log("events %q rv=server's: %v", h.Take(), c.LastSyncResourceVersion() == srv.ResourceVersion())
 
@@ -252,7 +253,7 @@ func informerScript(t *testing.T, new func(lw cache.ListerWatcher, h cache.Resou
 func TestNewSharedInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		inf := NewSharedInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0)
 		if _, ok := inf.(*listwatchInformer); !ok {
 			t.Fatalf("NewSharedInformer returned a %T", inf)

@@ -11,6 +11,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -22,9 +23,9 @@ func nsIndexers() cache.Indexers {
 func TestPodListerOnDropIn(t *testing.T) {
 	idx := NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
 	for _, p := range []*corev1.Pod{
-		pod("a", "web", "", map[string]string{"app": "web"}),
-		pod("a", "db", "", map[string]string{"app": "db"}),
-		pod("b", "web", "", map[string]string{"app": "web"}),
+		objects.Pod("a", "web", objects.Labels(map[string]string{"app": "web"})),
+		objects.Pod("a", "db", objects.Labels(map[string]string{"app": "db"})),
+		objects.Pod("b", "web", objects.Labels(map[string]string{"app": "web"})),
 	} {
 		if err := idx.Add(p); err != nil {
 			t.Fatal(err)
@@ -63,11 +64,11 @@ func TestDropInErrors(t *testing.T) {
 		run  func(cache.Indexer) error
 		want error
 	}{
-		{"key error is a KeyError", NewIndexer(boomKey, nil), func(i cache.Indexer) error { return i.Add(pod("a", "x", "", nil)) }, errBoom},
-		{"Get key error", NewIndexer(boomKey, nil), func(i cache.Indexer) error { _, _, err := i.Get(pod("a", "x", "", nil)); return err }, errBoom},
-		{"nil key func", NewIndexer(nil, nil), func(i cache.Indexer) error { return i.Update(pod("a", "x", "", nil)) }, store.ErrNoKeyFunc},
+		{"key error is a KeyError", NewIndexer(boomKey, nil), func(i cache.Indexer) error { return i.Add(objects.Pod("a", "x")) }, errBoom},
+		{"Get key error", NewIndexer(boomKey, nil), func(i cache.Indexer) error { _, _, err := i.Get(objects.Pod("a", "x")); return err }, errBoom},
+		{"nil key func", NewIndexer(nil, nil), func(i cache.Indexer) error { return i.Update(objects.Pod("a", "x")) }, store.ErrNoKeyFunc},
 		{"Replace key error", NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { return i.Replace([]any{"not an object"}, "1") }, nil},
-		{"index error is returned, not a panic", NewIndexer(cache.MetaNamespaceKeyFunc, failing), func(i cache.Indexer) error { return i.Add(pod("a", "bad", "", nil)) }, store.ErrIndexFunc},
+		{"index error is returned, not a panic", NewIndexer(cache.MetaNamespaceKeyFunc, failing), func(i cache.Indexer) error { return i.Add(objects.Pod("a", "bad")) }, store.ErrIndexFunc},
 		{"ByIndex unknown index", NewIndexer(cache.MetaNamespaceKeyFunc, nil), func(i cache.Indexer) error { _, err := i.ByIndex("nope", "x"); return err }, store.ErrUnknownIndex},
 		{"AddIndexers conflict", NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers()), func(i cache.Indexer) error { return i.AddIndexers(nsIndexers()) }, store.ErrIndexConflict},
 	} {
@@ -91,7 +92,7 @@ func TestDropInErrors(t *testing.T) {
 
 func TestDropInIndexersAndResync(t *testing.T) {
 	idx := NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"nil": nil})
-	_ = idx.Add(pod("a", "x", "n1", nil))
+	_ = idx.Add(objects.Pod("a", "x", objects.Node("n1")))
 	if vals := idx.ListIndexFuncValues("nil"); len(vals) != 0 {
 		t.Fatalf("nil index function yielded %v", vals)
 	}
@@ -113,13 +114,13 @@ func TestDropInIndexersAndResync(t *testing.T) {
 
 func TestDropInTransaction(t *testing.T) {
 	idx := NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
-	_ = idx.Add(pod("a", "gone", "", nil))
+	_ = idx.Add(objects.Pod("a", "gone"))
 	txns := []cache.Transaction{
-		{Type: cache.TransactionTypeAdd, Object: pod("a", "x", "", nil)},
+		{Type: cache.TransactionTypeAdd, Object: objects.Pod("a", "x")},
 		{Type: cache.TransactionTypeUpdate, Object: "no metadata"},
-		{Type: cache.TransactionTypeDelete, Object: pod("a", "gone", "", nil)},
-		{Type: "Frobnicate", Object: pod("a", "y", "", nil)},
-		{Type: cache.TransactionTypeUpdate, Object: withRV(pod("a", "z", "", nil), "9")},
+		{Type: cache.TransactionTypeDelete, Object: objects.Pod("a", "gone")},
+		{Type: "Frobnicate", Object: objects.Pod("a", "y")},
+		{Type: cache.TransactionTypeUpdate, Object: objects.Pod("a", "z", objects.RV("9"))},
 	}
 	terr := idx.(cache.TransactionStore).Transaction(txns...)
 	if terr == nil || !slices.Equal(terr.SuccessfulIndices, []int{0, 2, 4}) || terr.TotalTransactions != 5 || len(terr.Errors) != 2 {
@@ -143,7 +144,7 @@ func TestStoreOptionsApply(t *testing.T) {
 		p.Labels = map[string]string{"transformed": "yes"}
 		return p, nil
 	}))
-	if err := s.Add(pod("a", "x", "", nil)); err != nil {
+	if err := s.Add(objects.Pod("a", "x")); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := s.GetByKey("a/x")

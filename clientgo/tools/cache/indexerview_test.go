@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // Index runs the index function on whatever it is given, as client-go's
@@ -24,12 +25,11 @@ func TestIndexWithAnyObjectAsClientGo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
 		for _, c := range []struct{ ns, name, tier string }{{"a", "x", "web"}, {"a", "y", "db"}, {"b", "z", "web"}, {"b", "w", ""}} {
-			cm := newCM(c.name)
-			cm.Namespace = c.ns
+			var lbls map[string]string
 			if c.tier != "" {
-				cm.Labels = map[string]string{"tier": c.tier}
+				lbls = map[string]string{"tier": c.tier}
 			}
-			srv.Create(t.Context(), cm)
+			srv.Create(t.Context(), objects.ConfigMap(c.ns, c.name, objects.Data("v", "0"), objects.Labels(lbls)))
 		}
 		// A multi-valued index read from any metav1.Object: the tier and
 		// "all".

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // callStore is a client-go store (client-go's own, inside) that records
@@ -141,8 +142,8 @@ func TestReflectorSameCallsAsClientGo(t *testing.T) {
 				var out []string
 				log := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 				srv := fake.NewTestServer(t, fake.Options{})
-				a, _ := srv.Create(ctx, newCM("a"))
-				srv.Create(ctx, newCM("b"))
+				a, _ := srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
+				srv.Create(ctx, objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 				st := newCallStore()
 				r := im.new(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st,
 					cache.ReflectorOptions{Name: "cms", ResyncPeriod: 30 * time.Second})
@@ -153,7 +154,7 @@ func TestReflectorSameCallsAsClientGo(t *testing.T) {
 				a2.Data["v"] = "1"
 				a3, _ := srv.Update(ctx, a2)
 				srv.Delete(ctx, a3)
-				srv.Create(ctx, newCM("c"))
+				srv.Create(ctx, objects.ConfigMap("ns", "c", objects.Data("v", "0")))
 				synctest.Wait()
 				log("events %q rv=server's: %v store rv=server's: %v", st.take(),
 					r.LastSyncResourceVersion() == srv.ResourceVersion(), st.lastRV() == srv.ResourceVersion())
@@ -187,11 +188,11 @@ func TestReflectorIntoIndexer(t *testing.T) {
 		ctx := t.Context()
 		srv := fake.NewTestServer(t, fake.Options{})
 		for i := range 5 {
-			srv.Create(ctx, newCM(fmt.Sprint("cm", i)))
+			srv.Create(ctx, objects.ConfigMap("ns", fmt.Sprint("cm", i), objects.Data("v", "0")))
 		}
 		idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 		// Paginated lists: a source without streaming lists.
-		lw := pagedOnly{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})}
+		lw := objects.NoWatchList(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}))
 		r := NewReflector(lw, &corev1.ConfigMap{}, idx, 0)
 		r.WatchListPageSize = 2
 		r.MaxInternalErrorRetryDuration = time.Minute
@@ -222,22 +223,17 @@ func TestReflectorIntoIndexer(t *testing.T) {
 	})
 }
 
-// pagedOnly is a lister-watcher that declares it has no streaming lists.
-type pagedOnly struct{ *fake.ListerWatcher }
-
-func (pagedOnly) IsWatchListSemanticsUnSupported() bool { return true }
-
 // Objects of another type than expectedType reach neither the store from
 // a list (client-go's would store them) nor from a watch (as client-go's).
 func TestReflectorDropsUnexpectedTypes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(ctx, newCM("a"))
+		srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		st := newCallStore()
 		r := NewNamedReflector("pods", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.Pod{}, st, 0)
 		run(t, r)
-		srv.Create(ctx, newCM("b"))
+		srv.Create(ctx, objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 		synctest.Wait()
 		if got, want := st.take(), []string{"replace [] rv=1"}; !slices.Equal(got, want) {
 			t.Fatalf("calls %q, want %q", got, want)
@@ -251,7 +247,7 @@ func TestReflectorRunsAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(ctx, newCM("a"))
+		srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		st := newCallStore()
 		r := NewNamedReflector("cms", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st, 0)
 		if r.LastSyncResourceVersion() != "" {
@@ -291,7 +287,7 @@ func (s failingResync) Resync() error { s.log("resync"); return errBoom }
 func TestReflectorRelistsAfterFailedResync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		st := failingResync{newCallStore()}
 		r := NewNamedReflector("cms", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st, time.Minute)
 		r.ShouldResync = everyOther()
@@ -313,7 +309,7 @@ func TestReflectorHonoursWatchListClient(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, on)
 			synctest.Test(t, func(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
-				srv.Create(t.Context(), newCM("a"))
+				srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 				st := newCallStore()
 				r := NewNamedReflector("cms", srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, st, 0)
 				run(t, r)
@@ -338,7 +334,7 @@ func TestInformerRetriesNotFoundLikeClientGo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(ctx, newCM("a"))
+		srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		if err := srv.FailNext(fake.Failure{Kind: fake.NotFound, Times: 2}); err != nil {
 			t.Fatal(err)
 		}

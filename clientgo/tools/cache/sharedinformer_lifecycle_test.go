@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // runCompat runs inf until the test ends, without waiting for it to sync.
@@ -47,9 +48,9 @@ func TestCompatShutDownEventHandlerWaitsForTheCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		<-entered
-		srv.Create(t.Context(), newCM("b"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 		synctest.Wait()
 		var shutErr error
 		shut := make(chan struct{})
@@ -67,7 +68,7 @@ func TestCompatShutDownEventHandlerWaitsForTheCall(t *testing.T) {
 			t.Fatal(shutErr)
 		}
 		close(sent)
-		srv.Create(t.Context(), newCM("c"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "c", objects.Data("v", "0")))
 		synctest.Wait()
 		var got []string
 		for name := range sent {
@@ -107,7 +108,7 @@ func TestCompatShutDownEventHandlerLifecycles(t *testing.T) {
 	t.Run("started then added", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			srv := fake.NewTestServer(t, fake.Options{})
-			srv.Create(t.Context(), newCM("a"))
+			srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 			inf := newCompat(srv)
 			runSII(t, inf)
 			reg, _ := inf.AddEventHandler(noop)
@@ -117,7 +118,7 @@ func TestCompatShutDownEventHandlerLifecycles(t *testing.T) {
 	t.Run("added then started", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			srv := fake.NewTestServer(t, fake.Options{})
-			srv.Create(t.Context(), newCM("a"))
+			srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 			inf := newCompat(srv)
 			reg, _ := inf.AddEventHandler(noop)
 			runSII(t, inf)

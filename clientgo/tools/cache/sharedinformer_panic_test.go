@@ -18,6 +18,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // A handler panic in the drop-in reaches client-go's panic handlers
@@ -44,8 +45,8 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(t.Context(), newCM("a"))
-		srv.Create(t.Context(), newCM("b"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
 		h := &informertest.ClientGoRecorder{}
 		_, _, line, _ := runtime.Caller(0)
@@ -69,7 +70,7 @@ func TestCompatHandlerPanicsReachPanicHandlers(t *testing.T) {
 			t.Fatal("not synced")
 		}
 		synctest.Wait()
-		srv.Create(t.Context(), newCM("c"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "c", objects.Data("v", "0")))
 		synctest.Wait()
 
 		if got, want := h.Take(), []string{"add b@2 initial=false", "add c@3 initial=false"}; !slices.Equal(got, want) {
@@ -101,9 +102,9 @@ func TestCompatHandlerPanicsWithHandlerLoggers(t *testing.T) {
 	t.Cleanup(func() { utilruntime.PanicHandlers = saved })
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		const objects = 5
-		for i := range objects {
-			srv.Create(t.Context(), newCM(fmt.Sprint("o", i)))
+		const nObjects = 5
+		for i := range nObjects {
+			srv.Create(t.Context(), objects.ConfigMap("ns", fmt.Sprint("o", i), objects.Data("v", "0")))
 		}
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
 		var lines informertest.LogLines
@@ -133,8 +134,8 @@ func TestCompatHandlerPanicsWithHandlerLoggers(t *testing.T) {
 			}
 		}
 		for _, name := range []string{"handler-1", "handler-2"} {
-			if n := len(lines.Matching(name + ` "msg"="Observed a panic"`)); n != objects {
-				t.Errorf("%s: %d panics logged with its logger, want %d; log: %q", name, n, objects, lines.Matching(""))
+			if n := len(lines.Matching(name + ` "msg"="Observed a panic"`)); n != nObjects {
+				t.Errorf("%s: %d panics logged with its logger, want %d; log: %q", name, n, nObjects, lines.Matching(""))
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // newCompat is a drop-in informer on srv's configmaps.
@@ -24,7 +25,7 @@ func newCompat(srv *fake.Server) cache.SharedIndexInformer {
 func TestCompatRemoveForeignHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		owner, other := newCompat(srv), newCompat(srv)
 		h1, h2 := &informertest.ClientGoRecorder{}, &informertest.ClientGoRecorder{}
 		reg1, err := owner.AddEventHandler(h1)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 type newSII func(lw cache.ListerWatcher, example runtime.Object, resync time.Duration, idx cache.Indexers) cache.SharedIndexInformer
@@ -61,8 +62,8 @@ func runSII(t *testing.T, inf cache.SharedIndexInformer) {
 func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 	compatScenario(t, 0, func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
 		ctx := t.Context()
-		a, _ := srv.Create(ctx, newCM("a"))
-		srv.Create(ctx, newCM("b"))
+		a, _ := srv.Create(ctx, objects.ConfigMap("ns", "a", objects.Data("v", "0")))
+		srv.Create(ctx, objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 		h := &informertest.ClientGoRecorder{}
 		reg, err := inf.AddEventHandler(h)
 		if err != nil {
@@ -81,7 +82,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		synctest.Wait()
 		srv.Delete(ctx, a3)
 		synctest.Wait()
-		srv.Create(ctx, newCM("c"))
+		srv.Create(ctx, objects.ConfigMap("ns", "c", objects.Data("v", "0")))
 		synctest.Wait()
 		log("live=%q", h.Take())
 		logRVs(srv, inf, log)
@@ -105,7 +106,7 @@ func TestCompatSameTranscriptAsClientGo(t *testing.T) {
 		if err := inf.RemoveEventHandler(lateReg); err != nil {
 			t.Fatal(err)
 		}
-		srv.Create(ctx, newCM("d"))
+		srv.Create(ctx, objects.ConfigMap("ns", "d", objects.Data("v", "0")))
 		synctest.Wait()
 		log("after-remove=%q late=%q", h.Take(), late.Take())
 
@@ -132,7 +133,7 @@ func logRVs(srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ..
 
 func TestCompatResync(t *testing.T) {
 	compatScenario(t, 30*time.Second, func(t *testing.T, srv *fake.Server, inf cache.SharedIndexInformer, log func(string, ...any)) {
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		every, never := &informertest.ClientGoRecorder{}, &informertest.ClientGoRecorder{}
 		inf.AddEventHandler(every)
 		inf.AddEventHandlerWithResyncPeriod(never, 0)
@@ -150,7 +151,7 @@ func TestCompatResync(t *testing.T) {
 func TestCompatNilTransform(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewTestServer(t, fake.Options{})
-		srv.Create(t.Context(), newCM("a"))
+		srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 		inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
 		if err := inf.SetTransform(nil); err != nil {
 			t.Fatal(err)

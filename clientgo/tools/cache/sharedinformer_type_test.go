@@ -19,6 +19,7 @@ import (
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/informertest"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 	"github.com/listwatch/listwatch/reflector"
 )
 
@@ -66,12 +67,12 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 		t.Run(im.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
-				srv.Create(t.Context(), newCM("a"))
+				srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 				inf := im.new(intruder{srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), asPod}, &corev1.ConfigMap{}, 0, nil)
 				h := &informertest.ClientGoRecorder{}
 				inf.AddEventHandler(h)
 				runSII(t, inf)
-				srv.Create(t.Context(), newCM("intruder"))
+				srv.Create(t.Context(), objects.ConfigMap("ns", "intruder", objects.Data("v", "0")))
 				synctest.Wait()
 				if li, ok := inf.(*listwatchInformer); ok {
 					// The foreign object's resource version does not count.
@@ -81,7 +82,7 @@ func TestCompatDropsObjectsOfTheWrongType(t *testing.T) {
 						t.Fatal("the dropped Pod's resource version moved the informer's watermark")
 					}
 				}
-				srv.Create(t.Context(), newCM("b"))
+				srv.Create(t.Context(), objects.ConfigMap("ns", "b", objects.Data("v", "0")))
 				synctest.Wait()
 				var keys []string
 				for _, o := range inf.GetStore().List() {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
 
 // The shared informer streams its first list only while client-go's
@@ -23,7 +24,7 @@ func TestInformerHonoursWatchListClient(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, features.WatchListClient, on)
 			synctest.Test(t, func(t *testing.T) {
 				srv := fake.NewTestServer(t, fake.Options{})
-				srv.Create(t.Context(), newCM("a"))
+				srv.Create(t.Context(), objects.ConfigMap("ns", "a", objects.Data("v", "0")))
 				inf := NewSharedIndexInformer(srv.ListerWatcher(fake.LWOptions{Resource: cmGVR}), &corev1.ConfigMap{}, 0, nil)
 				go inf.RunWithContext(t.Context())
 				if !cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced) {
