@@ -26,11 +26,8 @@ import (
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/fake/fakeapi"
+	"github.com/listwatch/listwatch/internal/testing/objects"
 )
-
-func pod(ns, name string, lbls map[string]string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}}
-}
 
 // isListwatch reports whether inf is listwatch's informer (the drop-in of
 // clientgo/tools/cache) rather than client-go's.
@@ -71,9 +68,9 @@ func names[T any](objs []T) []string {
 // writes arrive.
 func TestFakeClientsetListers(t *testing.T) {
 	cs := k8sfake.NewClientset(
-		pod("a", "p1", map[string]string{"app": "web"}),
-		pod("a", "p2", map[string]string{"app": "db"}),
-		pod("b", "p3", map[string]string{"app": "web"}),
+		objects.Pod("a", "p1", objects.Labels(map[string]string{"app": "web"})),
+		objects.Pod("a", "p2", objects.Labels(map[string]string{"app": "db"})),
+		objects.Pod("b", "p3", objects.Labels(map[string]string{"app": "web"})),
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "d1"}},
 	)
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
@@ -109,7 +106,7 @@ func TestFakeClientsetListers(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CoreV1().Pods("a").Create(t.Context(), pod("a", "p4", map[string]string{"app": "web"}), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Pods("a").Create(t.Context(), objects.Pod("a", "p4", objects.Labels(map[string]string{"app": "web"})), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -141,7 +138,7 @@ func TestSharedByType(t *testing.T) {
 // generic lister over the same cache, and refuses the others as client-go
 // does.
 func TestForResource(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", nil), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1"), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	f := informers.NewSharedInformerFactory(cs, 0)
 	pods, err := f.ForResource(corev1.SchemeGroupVersion.WithResource("pods"))
 	if err != nil {
@@ -181,7 +178,7 @@ func TestForResource(t *testing.T) {
 // it, with the client and the type's resync period; the factory keeps
 // what it returns, with the factory's transform set.
 func TestInformerForCustomNewFunc(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", nil), pod("a", "p2", map[string]string{"phase": "running"}))
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1"), objects.Pod("a", "p2", objects.Labels(map[string]string{"phase": "running"})))
 	var transformed []string
 	f := informers.NewSharedInformerFactoryWithOptions(cs, time.Hour,
 		informers.WithCustomResyncConfig(map[metav1.Object]time.Duration{&corev1.Pod{}: time.Minute}),
@@ -227,7 +224,7 @@ func TestInformerForCustomNewFunc(t *testing.T) {
 // The factory's transform applies to its own informers too, after
 // decoding.
 func TestWithTransform(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", map[string]string{"app": "web"}))
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1", objects.Labels(map[string]string{"app": "web"})))
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTransform(func(obj any) (any, error) {
 		p := obj.(*corev1.Pod)
 		p.Labels = nil
@@ -245,7 +242,7 @@ func TestWithTransform(t *testing.T) {
 // An option from client-go's package cannot be read: the constructor then
 // returns client-go's own factory with every option applied.
 func TestClientGoOptionFallsBack(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", nil), pod("b", "p2", nil))
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1"), objects.Pod("b", "p2"))
 	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTransform(nil), upstream.WithNamespace("b"))
 	inf := f.Core().V1().Pods().Informer()
 	if isListwatch(f.InformerFor(&corev1.Pod{}, nil)) {
@@ -259,7 +256,7 @@ func TestClientGoOptionFallsBack(t *testing.T) {
 
 // This package's options given to client-go's factory are client-go's.
 func TestOptionsOnClientGoFactory(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", nil), pod("b", "p2", nil))
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1"), objects.Pod("b", "p2"))
 	f := upstream.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("b"), informers.WithMemoryOptions(informers.MemoryOptions{}))
 	inf := f.Core().V1().Pods().Informer()
 	startAndSync(t, f)
@@ -272,7 +269,7 @@ func TestOptionsOnClientGoFactory(t *testing.T) {
 // is false, with the context's cause as the error; informers not started
 // are not reported.
 func TestWaitForCacheSyncResults(t *testing.T) {
-	cs := k8sfake.NewClientset(pod("a", "p1", nil))
+	cs := k8sfake.NewClientset(objects.Pod("a", "p1"))
 	cs.PrependReactor("list", "configmaps", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("configmaps are down")
 	})
@@ -326,7 +323,7 @@ func TestShutdown(t *testing.T) {
 func TestRESTSourceMemoryOptions(t *testing.T) {
 	srv := fake.NewTestServer(t, fake.Options{FieldManager: "kubectl"})
 	for i, ns := range []string{"a", "a", "b"} {
-		p := pod(ns, fmt.Sprintf("p%d", i), map[string]string{"app": "web"})
+		p := objects.Pod(ns, fmt.Sprintf("p%d", i), objects.Labels(map[string]string{"app": "web"}))
 		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "nginx"}}
 		if _, err := srv.Create(t.Context(), p); err != nil {
 			t.Fatal(err)
