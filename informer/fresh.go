@@ -122,18 +122,20 @@ func (inf *Informer[T]) Fresh(ctx context.Context) error {
 // (see Fresh).
 func (inf *Informer[T]) serverResourceVersion(ctx context.Context) (uint64, error) {
 	var rv string
-	switch src := inf.opts.Source.(type) {
-	case CurrentResourceVersioner:
-		v, err := src.CurrentResourceVersion(ctx)
+	cur, isCur := sourceAs[CurrentResourceVersioner](inf.opts.Source)
+	_, isOwner := sourceAs[Owner](inf.opts.Source)
+	switch {
+	case isCur:
+		v, err := cur.CurrentResourceVersion(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("informer %s: asking the server for its current resource version: %w", inf.name, err)
 		}
 		rv = v
-	case Owner:
+	case isOwner:
 		return 0, fmt.Errorf("informer %s: its source serves a part of the resource and cannot be asked for its current resource version: %w",
 			inf.name, ErrFreshnessUnknown)
 	default:
-		obj, err := src.ListWithContext(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: ""})
+		obj, err := inf.opts.Source.ListWithContext(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: ""})
 		if err != nil {
 			return 0, fmt.Errorf("informer %s: asking the server for its current resource version: %w", inf.name, err)
 		}
@@ -172,8 +174,8 @@ func (inf *Informer[T]) waitForRV(ctx context.Context, target uint64, waiting st
 		answers chan serverAnswer
 		bounded <-chan time.Time
 	)
-	if _, owner := inf.opts.Source.(Owner); owner {
-		if _, ok := inf.opts.Source.(CurrentResourceVersioner); !ok {
+	if _, owner := sourceAs[Owner](inf.opts.Source); owner {
+		if _, ok := sourceAs[CurrentResourceVersioner](inf.opts.Source); !ok {
 			// A shard.Source's list is a cycle of its own, and it waits
 			// on this very barrier while serving one: never list
 			// through it from here.

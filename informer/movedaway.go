@@ -55,7 +55,7 @@ func (m movedAwaySplitter[T]) OnDelete(obj T, finalStateUnknown bool) {
 // Owner; otherwise it returns h.
 func withMovedAway[T store.Object](h Handler[T], src any) Handler[T] {
 	mh, ok := h.(MovedAwayHandler[T])
-	owner, isOwner := src.(Owner)
+	owner, isOwner := sourceAs[Owner](src)
 	if !ok || !isOwner {
 		return h
 	}

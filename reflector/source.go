@@ -28,6 +28,11 @@ type adaptedSource struct {
 // IsWatchListSemanticsUnSupported implements client-go's optional interface.
 func (a *adaptedSource) IsWatchListSemanticsUnSupported() bool { return a.noWatchList }
 
+// Unwrap returns the lister-watcher a adapts, for optional interfaces of
+// it that the adapter does not have (an informer looks for a
+// shard.Source's through it).
+func (a *adaptedSource) Unwrap() any { return a.ListerWatcherWithContext }
+
 // Client is any typed client with List and Watch, such as
 // clientset.CoreV1().Pods(namespace); L is its list type (*corev1.PodList).
 type Client[L runtime.Object] interface {
