@@ -114,7 +114,7 @@ demo:
 	$(GO) run ./cmd/listwatch demo $(DEMO_FLAGS)
 
 # bench runs the side-by-side benchmarks against client-go and rewrites the
-# table in docs/benchmarks.md (BENCH_COUNT=3 for a quick run); see
+# table in docs/benchmarks/make-bench.md (BENCH_COUNT=3 for a quick run); see
 # hack/bench.sh. Never part of make test.
 bench:
 	bash hack/bench.sh

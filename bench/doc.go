@@ -7,7 +7,7 @@
 // # Usage
 //
 // Run everything, with benchstat and the summary written to
-// docs/benchmarks.md:
+// docs/benchmarks/make-bench.md:
 //
 //	make bench                  # or: hack/bench.sh
 //	BENCH_COUNT=3 hack/bench.sh # quick mode
@@ -16,7 +16,7 @@
 //
 //	GOMAXPROCS=2 GOGC=100 go test -run '^$' -bench 'SteadyState' -count 10 ./bench/
 //
-// The scenarios (see docs/benchmarks.md for the last run and
+// The scenarios (see docs/benchmarks/make-bench.md for the last run and
 // docs/benchmarks/scenarios.md for the targets):
 // BenchmarkSteadyState (pre-decoded events through the whole informer),
 // BenchmarkWatchDecode (an httptest apiserver streaming pre-encoded JSON or

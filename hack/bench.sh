@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hack/bench.sh runs the side-by-side benchmarks in bench/ (listwatch against
-# client-go) and writes docs/benchmarks.md: per scenario and metric, the
+# client-go) and writes docs/benchmarks/make-bench.md: per scenario and metric, the
 # median of each library, the ratio listwatch ÷ client-go, and the command
 # that reproduces the row; then benchstat's view of the same raw results.
 #
@@ -19,7 +19,7 @@
 # directory, default a fresh temporary directory), BENCH_SCALE_COUNT (the
 # -count of the scale group's 10k and 100k points, default 3; its 1M points,
 # group scale-1m, always run once: several GiB and minutes each), BENCH_DOC (default
-# docs/benchmarks.md; with BENCH_FILTER set the default is
+# docs/benchmarks/make-bench.md; with BENCH_FILTER set the default is
 # $BENCH_OUT/benchmarks.md, so a partial run never overwrites the doc).
 # GOMAXPROCS and GOGC are fixed (2 and 100) so that runs are comparable.
 set -euo pipefail
@@ -33,7 +33,7 @@ OUT=${BENCH_OUT:-$(mktemp -d -t listwatch-bench.XXXXXX)}
 if [ -n "$FILTER" ]; then
 	DOC=${BENCH_DOC:-$OUT/benchmarks.md}
 else
-	DOC=${BENCH_DOC:-docs/benchmarks.md}
+	DOC=${BENCH_DOC:-docs/benchmarks/make-bench.md}
 fi
 export GOMAXPROCS=2 GOGC=100
 mkdir -p "$OUT"
