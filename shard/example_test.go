@@ -126,9 +126,7 @@ func ExampleSource() {
 	running.Go(func() { _ = member.Run(ctx) }) // holds and renews this replica's Lease; deletes it when ctx ends
 
 	inf, err := informer.New(informer.Options[*corev1.Pod]{
-		Source: src,
-		// The fake clientset cannot stream lists (a cluster can).
-		Reflector: reflector.Config[*corev1.Pod]{WatchList: reflector.WatchListOff},
+		Source: src, // over the fake clientset, it lists and watches (FromClient sees the fake)
 	})
 	if err != nil {
 		panic(err)
