@@ -553,3 +553,44 @@ func rawDelete(t *testing.T, url string) (int, string) {
 	data, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(data)
 }
+
+// A dry run of any write is refused with a 400 and changes nothing: the
+// fake does not serve dry runs yet, and must not perform the write.
+func TestDryRunRefused(t *testing.T) {
+	ctx := t.Context()
+	srv, _, cs := serve(t, fakeapi.Options{})
+	cms := cs.CoreV1().ConfigMaps("ns")
+	base, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry := []string{metav1.DryRunAll}
+	changed := base.DeepCopy()
+	changed.Data = map[string]string{"k": "v"}
+	for what, write := range map[string]func() error{
+		"create": func() error {
+			_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}}, metav1.CreateOptions{DryRun: dry})
+			return err
+		},
+		"update": func() error { _, err := cms.Update(ctx, changed, metav1.UpdateOptions{DryRun: dry}); return err },
+		"patch": func() error {
+			_, err := cms.Patch(ctx, "a", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{DryRun: dry})
+			return err
+		},
+		"delete": func() error { return cms.Delete(ctx, "a", metav1.DeleteOptions{DryRun: dry}) },
+		"delete collection": func() error {
+			return cms.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: dry}, metav1.ListOptions{})
+		},
+	} {
+		if err := write(); !apierrors.IsBadRequest(err) {
+			t.Errorf("%s with a dry run: %v, want a 400", what, err)
+		}
+	}
+	list, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].ResourceVersion != base.ResourceVersion || srv.ResourceVersion() != base.ResourceVersion {
+		t.Fatalf("after refused dry runs the fake holds %v at %s, want only a at %s", list.Items, srv.ResourceVersion(), base.ResourceVersion)
+	}
+}

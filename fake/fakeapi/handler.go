@@ -261,12 +261,8 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.CreateOptions
-	if err := h.writeOptions(r, &opts); err != nil {
+	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	if len(opts.DryRun) > 0 {
-		h.writeError(w, r, errDryRun())
 		return
 	}
 	obj, m, err := h.decodeBody(r, req)
@@ -288,12 +284,8 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.UpdateOptions
-	if err := h.writeOptions(r, &opts); err != nil {
+	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	if len(opts.DryRun) > 0 {
-		h.writeError(w, r, errDryRun())
 		return
 	}
 	obj, m, err := h.decodeBody(r, req)
@@ -330,23 +322,8 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.DeleteOptions
-	if err := h.writeOptions(r, &opts); err != nil {
+	if err := h.writeOptions(r, &opts, &opts.DryRun, true); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	if len(body) > 0 {
-		if err := decodeOptions(r, body, &opts); err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-	}
-	if len(opts.DryRun) > 0 {
-		h.writeError(w, r, errDryRun())
 		return
 	}
 	obj, err := h.newObject(req.res)
@@ -394,23 +371,8 @@ func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req r
 		return
 	}
 	var dopts metav1.DeleteOptions
-	if err := h.writeOptions(r, &dopts); err != nil {
+	if err := h.writeOptions(r, &dopts, &dopts.DryRun, true); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	if len(body) > 0 {
-		if err := decodeOptions(r, body, &dopts); err != nil {
-			h.writeError(w, r, err)
-			return
-		}
-	}
-	if len(dopts.DryRun) > 0 {
-		h.writeError(w, r, errDryRun())
 		return
 	}
 	list, err := h.srv.DeleteCollection(r.Context(), req.res.GVR, req.namespace, opts)
@@ -422,10 +384,26 @@ func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req r
 	h.writeEncoded(w, r, http.StatusOK, enc.contentType(), func() ([]byte, error) { return enc.list(list) })
 }
 
-// writeOptions decodes a write's query parameters into opts.
-func (h *handler) writeOptions(r *http.Request, opts runtime.Object) error {
+// writeOptions decodes a write's query parameters into opts and, with
+// body (deletes), the options body too; then refuses a dry run, which the
+// fake does not serve yet (dryRun is opts' DryRun field).
+func (h *handler) writeOptions(r *http.Request, opts runtime.Object, dryRun *[]string, body bool) error {
 	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), v1, opts); err != nil {
 		return apierrors.NewBadRequest(err.Error())
+	}
+	if body {
+		b, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			if err := decodeOptions(r, b, opts); err != nil {
+				return err
+			}
+		}
+	}
+	if len(*dryRun) > 0 {
+		return errDryRun()
 	}
 	return nil
 }

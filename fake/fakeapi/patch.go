@@ -37,12 +37,8 @@ func patchTypes(unstructured bool) []string {
 // resourceVersion it applies to (a 409 Conflict when that is stale).
 func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.PatchOptions
-	if err := h.writeOptions(r, &opts); err != nil {
+	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	if len(opts.DryRun) > 0 {
-		h.writeError(w, r, errDryRun())
 		return
 	}
 	pt := mediaType(r)
