@@ -156,3 +156,13 @@ func alloc(n int64) int64 {
 	}
 	return (n + 8191) / 8192 * 8192
 }
+
+// ObjectBytes estimates the heap one object takes, counted as
+// [Reader.Footprint] counts each object it samples: every allocation
+// reachable from obj at its allocator size class, once. A string shared
+// with other objects is counted here too. It walks the whole object (about
+// a microsecond per field): for an object being admitted to a cache, not
+// for every read.
+func ObjectBytes(obj any) int64 {
+	return sizeOf(reflect.ValueOf(&obj).Elem())
+}
