@@ -63,6 +63,7 @@ func start(t *testing.T, ctx context.Context, srv *fake.Server, opts ondemand.Op
 		srv = fake.NewTestServer(t, fake.Options{Resources: []fake.Resource{secrets}})
 	}
 	cfg := fakeapi.ServeTest(t, srv, fakeapi.Options{InMemory: true})
+	cfg.QPS = -1 // no client-side rate limit: the tests count requests, not wait for them
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	f := factory.New(factory.Options{})
 	meta, err := factory.Metadata(f, metadata.NewForConfigOrDie(cfg), secrets.GVR, factory.Selection{}, informer.Options[*metav1.PartialObjectMetadata]{})
