@@ -14,7 +14,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/internal/nilcheck"
 	"github.com/listwatch/listwatch/store"
 )
@@ -28,11 +27,12 @@ var ErrBehind = errors.New("ondemand: the server answered an object older than t
 // objects only for those read. See the package documentation.
 type Cache[T store.Object] struct {
 	opts  Options[T]
-	meta  store.Reader[*metav1.PartialObjectMetadata]
+	meta  Metadata
 	held  *held[T]
 	clock clock.WithTicker
 	log   logr.Logger
-	reg   *informer.Registration[*metav1.PartialObjectMetadata]
+	// stop removes the Cache's handler from the metadata cache.
+	stop func()
 
 	// mu guards inflight.
 	mu sync.Mutex
@@ -90,23 +90,19 @@ func New[T store.Object](ctx context.Context, opts Options[T]) (*Cache[T], error
 	if opts.Retries <= 0 {
 		opts.Retries = 2
 	}
-	c := &Cache[T]{opts: opts, meta: opts.Metadata.Reader(), held: newHeld[T](), clock: opts.Clock,
+	c := &Cache[T]{opts: opts, meta: opts.Metadata, held: newHeld[T](), clock: opts.Clock,
 		log: klog.FromContext(ctx).WithValues("ondemand", opts.Name), inflight: map[string]*call[T]{},
 		refresh: make(chan struct{}, 1), toRefresh: map[string]struct{}{}}
-	reg, err := opts.Metadata.AddHandler(informer.HandlerFuncs[*metav1.PartialObjectMetadata]{
-		AddFunc:    func(m *metav1.PartialObjectMetadata, _ bool) { c.changed(m) },
-		UpdateFunc: func(_, m *metav1.PartialObjectMetadata) { c.changed(m) },
-		DeleteFunc: c.deleted,
-	}, informer.HandlerOptions{Name: "ondemand"})
+	stop, err := opts.Metadata.Notify(c.changed, c.deleted)
 	if err != nil {
 		return nil, fmt.Errorf("ondemand %s: %w", opts.Name, err)
 	}
-	c.reg = reg
+	c.stop = stop
 	return c, nil
 }
 
 // Metadata is the metadata cache: every object, as metadata.
-func (c *Cache[T]) Metadata() store.Reader[*metav1.PartialObjectMetadata] { return c.meta }
+func (c *Cache[T]) Metadata() Metadata { return c.meta }
 
 // Get returns the whole object namespace/name (namespace "" for a
 // cluster-scoped one): the held one if it is at least as new as the cached
@@ -121,11 +117,11 @@ func (c *Cache[T]) Get(ctx context.Context, namespace, name string) (T, error) {
 	key := keyFor(namespace, name)
 	c.counts.reads.Add(1)
 	for try := 0; ; try++ {
-		m, ok := c.meta.GetByKey(key)
+		m, ok := c.meta.Get(key)
 		if !ok {
 			return zero, apierrors.NewNotFound(c.opts.Resource, name)
 		}
-		if obj, ok := c.held.get(key, m.ResourceVersion, c.now()); ok {
+		if obj, ok := c.held.get(key, m.GetResourceVersion(), c.now()); ok {
 			if try == 0 {
 				c.counts.hits.Add(1)
 			}
@@ -153,12 +149,12 @@ func (c *Cache[T]) Get(ctx context.Context, namespace, name string) (T, error) {
 // counting as a read.
 func (c *Cache[T]) Held(namespace, name string) (obj T, ok bool) {
 	key := keyFor(namespace, name)
-	m, ok := c.meta.GetByKey(key)
+	m, ok := c.meta.Get(key)
 	if !ok {
 		return obj, false
 	}
 	e := c.held.peek(key)
-	if e == nil || !e.atLeast(m.ResourceVersion) {
+	if e == nil || !e.atLeast(m.GetResourceVersion()) {
 		return obj, false
 	}
 	return e.obj, true
@@ -168,13 +164,13 @@ func (c *Cache[T]) Held(namespace, name string) (obj T, ok bool) {
 // metadata cached now. gone reports that the metadata cache no longer
 // has the object (it was deleted meanwhile): nothing is held then.
 func (c *Cache[T]) admit(key string, obj T) (fresh, gone bool) {
-	m, ok := c.meta.GetByKey(key)
+	m, ok := c.meta.Get(key)
 	if !ok {
 		return false, true
 	}
 	pinned := c.pinned(m)
 	e := newEntry(obj, obj.GetResourceVersion(), store.ObjectBytes(obj), pinned, c.now())
-	if !e.atLeast(m.ResourceVersion) {
+	if !e.atLeast(m.GetResourceVersion()) {
 		return false, false
 	}
 	kept, demoted := c.held.put(key, e, c.opts.Budget)
@@ -268,21 +264,21 @@ func isContextError(err error) bool {
 // changed is the metadata handler's add and update: a held object whose
 // metadata moved past it goes back to metadata only (the next read
 // fetches), unless it is pinned, which Run fetches again at once.
-func (c *Cache[T]) changed(m *metav1.PartialObjectMetadata) {
+func (c *Cache[T]) changed(m metav1.Object) {
 	key := keyOf(m)
 	if c.pinned(m) {
-		if e := c.held.peek(key); e == nil || !e.atLeast(m.ResourceVersion) {
+		if e := c.held.peek(key); e == nil || !e.atLeast(m.GetResourceVersion()) {
 			c.queueRefresh(key)
 		}
 		return
 	}
-	if c.held.drop(key, m.ResourceVersion) {
+	if c.held.drop(key, m.GetResourceVersion()) {
 		c.demoted(DemotedChanged, 1)
 	}
 }
 
 // deleted is the metadata handler's delete.
-func (c *Cache[T]) deleted(m *metav1.PartialObjectMetadata, _ bool) {
+func (c *Cache[T]) deleted(m metav1.Object) {
 	if c.held.drop(keyOf(m), "") {
 		c.demoted(DemotedDeleted, 1)
 	}
@@ -300,8 +296,8 @@ func (c *Cache[T]) demoted(r DemoteReason, n int) {
 	}
 }
 
-func (c *Cache[T]) pinned(m *metav1.PartialObjectMetadata) bool {
-	return c.opts.Hold != nil && c.opts.Hold.Matches(labels.Set(m.Labels))
+func (c *Cache[T]) pinned(m metav1.Object) bool {
+	return c.opts.Hold != nil && c.opts.Hold.Matches(labels.Set(m.GetLabels()))
 }
 
 func (c *Cache[T]) now() int64 { return c.clock.Now().UnixNano() }
@@ -324,4 +320,4 @@ func keyOf(m metav1.Object) string {
 
 // Stop removes the Cache's handler from the metadata informer. Held
 // objects stay readable until the Cache is dropped.
-func (c *Cache[T]) Stop() { c.reg.Remove() }
+func (c *Cache[T]) Stop() { c.stop() }

@@ -29,7 +29,7 @@
 //		factory.Selection{}, informer.Options[*metav1.PartialObjectMetadata]{})
 //	secrets, _ := ondemand.New(ctx, ondemand.Options[*corev1.Secret]{
 //		Resource: corev1.Resource("secrets"),
-//		Metadata: meta,
+//		Metadata: ondemand.MetadataOf(meta),
 //		Fetcher: ondemand.FromClient(func(ns string) ondemand.Client[*corev1.Secret, *corev1.SecretList] {
 //			return clientset.CoreV1().Secrets(ns)
 //		}),

@@ -73,7 +73,7 @@ func start(t *testing.T, ctx context.Context, srv *fake.Server, opts ondemand.Op
 	fetcher := &counting{inner: ondemand.FromClient(func(ns string) ondemand.Client[*corev1.Secret, *corev1.SecretList] {
 		return cs.CoreV1().Secrets(ns)
 	})}
-	opts.Metadata, opts.Fetcher = meta, fetcher
+	opts.Metadata, opts.Fetcher = ondemand.MetadataOf(meta), fetcher
 	opts.Resource = corev1.Resource("secrets")
 	c, err := ondemand.New(ctx, opts)
 	if err != nil {

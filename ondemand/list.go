@@ -21,17 +21,12 @@ func (c *Cache[T]) List(ctx context.Context, namespace string, sel labels.Select
 	if sel == nil {
 		sel = labels.Everything()
 	}
-	var metas []*metav1.PartialObjectMetadata
-	if namespace == "" {
-		metas = c.meta.ListBySelector(sel)
-	} else {
-		metas = c.meta.Namespace(namespace).List(sel)
-	}
+	metas := c.meta.List(namespace, sel)
 	out := make([]T, 0, len(metas))
-	var missing []*metav1.PartialObjectMetadata
+	var missing []metav1.Object
 	now := c.now()
 	for _, m := range metas {
-		if obj, ok := c.held.get(keyOf(m), m.ResourceVersion, now); ok {
+		if obj, ok := c.held.get(keyOf(m), m.GetResourceVersion(), now); ok {
 			out = append(out, obj)
 		} else {
 			missing = append(missing, m)
@@ -41,7 +36,7 @@ func (c *Cache[T]) List(ctx context.Context, namespace string, sel labels.Select
 	c.counts.hits.Add(int64(len(metas) - len(missing)))
 	if len(missing) == 1 {
 		m := missing[0]
-		obj, err := c.Get(ctx, m.Namespace, m.Name)
+		obj, err := c.Get(ctx, m.GetNamespace(), m.GetName())
 		c.counts.reads.Add(-1) // counted above
 		if err == nil {
 			out = append(out, obj)
@@ -72,10 +67,10 @@ func (c *Cache[T]) List(ctx context.Context, namespace string, sel labels.Select
 			return nil, err
 		}
 		e := newEntry(obj, obj.GetResourceVersion(), 0, false, 0)
-		if !e.atLeast(m.ResourceVersion) {
+		if !e.atLeast(m.GetResourceVersion()) {
 			// The list answered an older version than the cached
 			// metadata: read this one alone.
-			got, err := c.Get(ctx, m.Namespace, m.Name)
+			got, err := c.Get(ctx, m.GetNamespace(), m.GetName())
 			if isNotFound(err) {
 				continue
 			}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
-	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -24,12 +23,13 @@ type Options[T store.Object] struct {
 	// NotFound for an object the metadata cache does not hold), e.g.
 	// {Resource: "secrets"}.
 	Resource schema.GroupResource
-	// Metadata is the informer that caches every object's metadata: it
-	// decides which objects exist, lists, indexes and handlers run on it,
-	// and the Cache registers a handler on it to forget the whole form of
-	// objects that change or go away. The caller runs it (alone or in a
-	// factory); its Source must select the same objects as Fetcher reads.
-	Metadata *informer.Informer[*metav1.PartialObjectMetadata]
+	// Metadata is the cache of every object's metadata ([MetadataOf] a
+	// typed informer): it decides which objects exist, lists, indexes and
+	// handlers run on it, and the Cache registers a handler on it to
+	// forget the whole form of objects that change or go away. The
+	// caller runs it (alone or in a factory); it must select the same
+	// objects as Fetcher reads.
+	Metadata Metadata
 	// Fetcher reads whole objects from the server; [FromClient] builds one
 	// from a typed client-go client.
 	Fetcher Fetcher[T]

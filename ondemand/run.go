@@ -46,7 +46,7 @@ func (c *Cache[T]) holdListed(ctx context.Context) {
 		// Each is fetched on its own instead, as it would be after a
 		// change: queue them all.
 		c.log.Error(err, "Listing the objects to hold failed; fetching them one by one", "selector", c.opts.Hold.String())
-		for _, m := range c.meta.ListBySelector(c.opts.Hold) {
+		for _, m := range c.meta.List("", c.opts.Hold) {
 			c.queueRefresh(keyOf(m))
 		}
 		return
@@ -81,14 +81,14 @@ func (c *Cache[T]) refreshQueued(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		m, ok := c.meta.GetByKey(key)
+		m, ok := c.meta.Get(key)
 		if !ok || !c.pinned(m) {
 			continue
 		}
-		if e := c.held.peek(key); e != nil && e.atLeast(m.ResourceVersion) {
+		if e := c.held.peek(key); e != nil && e.atLeast(m.GetResourceVersion()) {
 			continue
 		}
-		if obj, err := c.fetch(ctx, key, m.Namespace, m.Name); err == nil {
+		if obj, err := c.fetch(ctx, key, m.GetNamespace(), m.GetName()); err == nil {
 			c.admit(key, obj)
 		}
 	}

@@ -42,7 +42,7 @@ func (s Stats) Bytes() int64 { return s.MetadataBytes + s.HeldBytes }
 
 // Stats reports the Cache's figures.
 func (c *Cache[T]) Stats() Stats {
-	fp := c.meta.Footprint(0)
+	fp := c.meta.Footprint()
 	held, pinned, bytes := c.held.figures()
 	s := Stats{
 		Objects: fp.Objects, MetadataBytes: fp.Bytes,
