@@ -87,7 +87,9 @@ func MetadataOfInformer(inf toolscache.SharedIndexInformer) Metadata {
 	return sharedMetadata{inf: inf}
 }
 
-type sharedMetadata struct{ inf toolscache.SharedIndexInformer }
+type sharedMetadata struct {
+	inf toolscache.SharedIndexInformer
+}
 
 func (m sharedMetadata) Get(key string) (metav1.Object, bool) {
 	o, ok, err := m.inf.GetIndexer().GetByKey(key)
@@ -154,4 +156,3 @@ func (m sharedMetadata) Footprint() store.Footprint {
 	}
 	return store.Footprint{Objects: len(m.inf.GetIndexer().ListKeys())}
 }
-
