@@ -102,7 +102,15 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 		if err != nil {
 			return nil, err
 		}
-		return b.shard.wrap(&waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer}), nil
+		wrapped := b.shard.wrap(&waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer})
+		if len(o.OnRead) == 0 {
+			return wrapped, nil
+		}
+		reader, err := client.New(cfg, client.Options{HTTPClient: b.httpClient, Scheme: b.scheme, Mapper: opts.Mapper})
+		if err != nil {
+			return nil, fmt.Errorf("crcache: the client of Options.OnRead: %w", err)
+		}
+		return newOnReadCache(wrapped, b.scheme, reader, memory.StripManagedFields, o.OnRead)
 	}
 }
 

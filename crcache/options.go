@@ -77,4 +77,9 @@ type Options struct {
 	// slices, and a controller's handlers hear only the keys it owns. See
 	// the package doc, "Sharding".
 	Shard *ShardOptions
+
+	// OnRead lists the types whose objects the cache holds whole only
+	// once read, keeping every object's metadata (see [OnRead]): for
+	// Secrets or ConfigMaps of which a controller reads a few.
+	OnRead []OnRead
 }
