@@ -41,6 +41,12 @@ type realJob struct {
 	N           int           // objects the subject must cache
 	Timeout     time.Duration // for the sync
 	Out         string
+	// Refs, when set, are the namespace/name keys a controller's custom
+	// resources reference: after the sync the child reads each of them
+	// Rounds times (realRun.read), changing references and data as it
+	// goes (realSteady).
+	Refs   []string
+	Rounds int
 	// MemLimit, if set, is the child's memory limit (debug.SetMemoryLimit,
 	// as GOMEMLIMIT): the child then samples the memory the runtime holds
 	// during the sync (realResult.PeakTotal).
@@ -72,6 +78,8 @@ type realResult struct {
 	// Lists and Watches count the requests the subject sent.
 	Lists, Watches int64
 	Stats          map[string]float64
+	// Steady is what the reads after the sync measured (with Refs).
+	Steady *realSteadyResult `json:",omitempty"`
 	Err            string
 }
 
@@ -222,6 +230,16 @@ func runRealJob(job realJob) (res realResult) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	res.MaxRSS = ru.Maxrss << 10
 	res.Lists, res.Watches = counter.lists.Load(), counter.watches.Load()
+	if len(job.Refs) > 0 {
+		if run.read == nil {
+			return fail(fmt.Errorf("%s reads nothing", job.Subject))
+		}
+		steady, err := realSteady(ctx, job, run, counter, base)
+		if err != nil {
+			return fail(err)
+		}
+		res.Steady = steady
+	}
 	if run.stats != nil {
 		res.Stats = run.stats()
 	}

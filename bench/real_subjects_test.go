@@ -60,6 +60,9 @@ type realRun struct {
 	cached    func() int                // objects in its cache
 	stats     func() map[string]float64 // extra figures for the report (may be nil)
 	stop      func()                    // stops it and waits for its goroutines
+	// read reads one whole object, as a reconcile does, and returns its
+	// resource version and data (nil for subjects that only sync).
+	read func(ctx context.Context, namespace, name string) (rv string, data map[string][]byte, err error)
 }
 
 var realSubjects = map[string]realSubject{}
