@@ -86,6 +86,13 @@ func (f *sharedInformerFactory) newInformer(obj k8sruntime.Object, newFunc inter
 	if b == nil || !isDefaultInformer(newFunc) {
 		return newFunc(f.client, resync)
 	}
+	if o, ok := f.onRead[reflect.TypeOf(obj)]; ok {
+		inf, err := f.onReadInformer(b, obj, o)
+		if err == nil {
+			return inf
+		}
+		klog.Background().Error(err, "informers: building the informer held on read; caching whole objects", "resource", b.gvr)
+	}
 	lw, err := f.source(b)
 	if err != nil {
 		// restsource.New refuses only options it validates, all set here,

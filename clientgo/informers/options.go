@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/tools/cache"
@@ -22,6 +23,8 @@ type settings struct {
 	informerName     *cache.InformerName
 	// memory is set by WithMemoryOptions; nil means the default.
 	memory *MemoryOptions
+	// onRead holds WithOnRead's types.
+	onRead map[reflect.Type]OnRead
 }
 
 // option returns an option that is client-go's base option and, given to
@@ -90,4 +93,22 @@ func DefaultMemoryOptions() MemoryOptions { return factoryopts.DefaultMemoryOpti
 // nothing.
 func WithMemoryOptions(m MemoryOptions) SharedInformerOption {
 	return option(nil, func(s *settings) { s.memory = &m })
+}
+
+// WithOnRead makes the factory hold obj's type whole only once read
+// (package ondemand): its informer caches every object's metadata, and
+// its lister's Get and List fetch what is not held, waiting at most
+// OnRead.Wait, since a lister has no context. Handlers get no whole
+// objects: the informer's AddEventHandler returns [ErrOnRead]. It is
+// listwatch's own option: given to client-go's factory, it does nothing.
+//
+//	informers.NewSharedInformerFactoryWithOptions(client, resync,
+//		informers.WithOnRead(&corev1.Secret{}, informers.OnRead{Budget: 64 << 20}))
+func WithOnRead(obj runtime.Object, o OnRead) SharedInformerOption {
+	return option(nil, func(s *settings) {
+		if s.onRead == nil {
+			s.onRead = map[reflect.Type]OnRead{}
+		}
+		s.onRead[reflect.TypeOf(obj)] = o
+	})
 }
