@@ -38,16 +38,19 @@ func TestRealServer(t *testing.T) {
 	ctx := t.Context()
 	nss := append(namespaces(0, 6), "secret")
 	var keys []string
+	written := "" // the resource version of the test's last write
 	for _, ns := range nss {
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 30 {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%03d", i), Labels: map[string]string{"tier": []string{"even", "odd"}[i%2]}}}
-			if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			made, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+			if err != nil {
 				t.Fatal(err)
 			}
 			keys = append(keys, ns+"/"+cm.Name)
+			written = made.ResourceVersion
 		}
 	}
 	of := func(cs kubernetes.Interface) func(string) cache.ListerWatcherWithContext {
@@ -60,7 +63,7 @@ func TestRealServer(t *testing.T) {
 		before := scope.Scope{Namespaces: namespaces(0, 3)}
 		h := startWith(t, of(admin), before)
 		defer h.stop()
-		realSettle(t, h)
+		realSettle(t, h, written)
 		h.rec.await(t, ctx, atLeast(90))
 		if got, want := h.rec.take(), prefixed("add", keysIn(keys, before.Namespaces...)); !slices.Equal(got, want) {
 			t.Fatalf("initial sync: calls %v, want %v", got, want)
@@ -70,7 +73,7 @@ func TestRealServer(t *testing.T) {
 		if err := h.src.Update(ctx, after); err != nil {
 			t.Fatal(err)
 		}
-		realSettle(t, h)
+		realSettle(t, h, written)
 		st1 := h.src.Stats()
 		if lists, objs := st1.Lists-st0.Lists, st1.ListedObjects-st0.ListedObjects; lists != 2 || objs != 60 {
 			t.Fatalf("adding n3, n4: %d list requests and %d objects listed, want 2 and 60", lists, objs)
@@ -79,13 +82,13 @@ func TestRealServer(t *testing.T) {
 		if got, want := h.rec.take(), prefixed("add", keysIn(keys, "n3", "n4")); !slices.Equal(got, want) {
 			t.Fatalf("adding n3, n4: calls %v, want %v", got, want)
 		}
-		if got, want := cached(h.inf), realFresh(t, of(admin), after); !maps.Equal(got, want) {
+		if got, want := cached(h.inf), realFresh(t, of(admin), after, written); !maps.Equal(got, want) {
 			t.Fatalf("after adding: cache %v, want %v", sortedKeys(got), sortedKeys(want))
 		}
 		if err := h.src.Update(ctx, before); err != nil {
 			t.Fatal(err)
 		}
-		realSettle(t, h)
+		realSettle(t, h, written)
 		if st2 := h.src.Stats(); st2.Lists != st1.Lists {
 			t.Fatalf("removing n3, n4 made %d list requests, want none", st2.Lists-st1.Lists)
 		}
@@ -93,7 +96,7 @@ func TestRealServer(t *testing.T) {
 		if got, want := h.rec.take(), prefixed("delete", keysIn(keys, "n3", "n4")); !slices.Equal(got, want) {
 			t.Fatalf("removing n3, n4: calls %v, want %v", got, want)
 		}
-		if got, want := cached(h.inf), realFresh(t, of(admin), before); !maps.Equal(got, want) {
+		if got, want := cached(h.inf), realFresh(t, of(admin), before, written); !maps.Equal(got, want) {
 			t.Fatalf("after removing: cache %v, want %v", sortedKeys(got), sortedKeys(want))
 		}
 		t.Logf("adding 2 namespaces of 30: %d list requests, %d objects listed; removing them: 0 list requests",
@@ -126,7 +129,7 @@ func TestRealServer(t *testing.T) {
 		old := scope.Scope{Namespaces: []string{"n0", "n1"}}
 		h := startWith(t, of(cs), old)
 		defer h.stop()
-		realSettle(t, h)
+		realSettle(t, h, written)
 		h.rec.await(t, ctx, atLeast(60))
 		h.rec.take()
 		before := cached(h.inf)
@@ -135,7 +138,7 @@ func TestRealServer(t *testing.T) {
 			t.Fatalf("Update with a namespace the user may not list = %v, want 403", err)
 		}
 		t.Logf("refused: %v", err)
-		realSettle(t, h)
+		realSettle(t, h, written)
 		if got := h.rec.take(); len(got) != 0 {
 			t.Fatalf("a refused scope told handlers %v", got)
 		}
@@ -148,7 +151,7 @@ func TestRealServer(t *testing.T) {
 		if err := h.src.Update(ctx, scope.Scope{Namespaces: []string{"n0", "n1", "n2"}}); err != nil {
 			t.Fatal(err)
 		}
-		realSettle(t, h)
+		realSettle(t, h, written)
 		h.rec.await(t, ctx, atLeast(30))
 		if got, want := h.rec.take(), prefixed("add", keysIn(keys, "n2")); !slices.Equal(got, want) {
 			t.Fatalf("then adding n2: calls %v, want %v", got, want)
@@ -159,7 +162,7 @@ func TestRealServer(t *testing.T) {
 		defer h.stop()
 		cctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Go(func() { churnReal(cctx, admin, namespaces(0, 6)) })
+		wg.Go(func() { written = churnReal(cctx, admin, namespaces(0, 6), written) })
 		steps := []scope.Scope{
 			{Namespaces: []string{"n0", "n1", "n2", "n3"}},
 			{Namespaces: []string{"n1", "n3"}},
@@ -174,8 +177,8 @@ func TestRealServer(t *testing.T) {
 		}
 		cancel()
 		wg.Wait()
-		realSettle(t, h)
-		want := realFresh(t, of(admin), steps[len(steps)-1])
+		realSettle(t, h, written)
+		want := realFresh(t, of(admin), steps[len(steps)-1], written)
 		if got := cached(h.inf); !maps.Equal(got, want) {
 			t.Fatalf("cache %v, want %v", sortedKeys(got), sortedKeys(want))
 		}
@@ -193,15 +196,13 @@ func TestRealServer(t *testing.T) {
 	})
 }
 
-// realSettle waits until h's informer has applied every write the server
-// had made when called (its handler's calls may still be on their way:
-// the tests await them).
-func realSettle(t *testing.T, h *harness) {
+// realSettle waits until h's informer has applied the test's writes up to
+// resource version rv (its handler's calls may still be on their way: the
+// tests await them). Not the server's current resource version: that
+// counts every resource's writes, which a ConfigMap informer learns of
+// only from a bookmark, about once a minute.
+func realSettle(t *testing.T, h *harness, rv string) {
 	t.Helper()
-	rv, err := h.src.CurrentResourceVersion(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := h.inf.WaitForResourceVersion(t.Context(), rv); err != nil {
 		t.Fatal(err)
 	}
@@ -211,33 +212,46 @@ func realSettle(t *testing.T, h *harness) {
 }
 
 // realFresh returns what a fresh informer of sc caches once it has
-// caught up with the server.
-func realFresh(t *testing.T, inner func(string) cache.ListerWatcherWithContext, sc scope.Scope) map[string]string {
+// applied the test's writes up to rv.
+func realFresh(t *testing.T, inner func(string) cache.ListerWatcherWithContext, sc scope.Scope, rv string) map[string]string {
 	t.Helper()
 	h := startWith(t, inner, sc)
 	defer h.stop()
-	realSettle(t, h)
+	realSettle(t, h, rv)
 	return cached(h.inf)
 }
 
 // churnReal updates, deletes and recreates ConfigMaps in nss, flipping
-// their tier label, until ctx ends.
-func churnReal(ctx context.Context, cs kubernetes.Interface, nss []string) {
+// their tier label, until ctx ends, and returns the resource version of
+// its last write (last when it made none).
+func churnReal(ctx context.Context, cs kubernetes.Interface, nss []string, last string) string {
 	for i := 0; ctx.Err() == nil; i++ {
 		ns := nss[i%len(nss)]
 		name := fmt.Sprintf("cm-%03d", (i*7)%30)
 		cms := cs.CoreV1().ConfigMaps(ns)
+		var made *corev1.ConfigMap
+		var err error
 		switch i % 5 {
 		case 0:
-			_ = cms.Delete(ctx, name, metav1.DeleteOptions{})
-			_, _ = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "odd"}}}, metav1.CreateOptions{})
+			if err := cms.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				continue
+			}
+			// A deletion's resource version is not returned: the
+			// re-creation's follows it (one made with a context that
+			// ended meanwhile is not, and the fresh informer then
+			// differs from the server by nothing the test knows of).
+			made, err = cms.Create(context.WithoutCancel(ctx), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "odd"}}}, metav1.CreateOptions{})
 		default:
-			cm, err := cms.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
+			cm, gerr := cms.Get(ctx, name, metav1.GetOptions{})
+			if gerr != nil {
 				continue
 			}
 			cm.Labels = map[string]string{"tier": []string{"even", "odd"}[i%2]}
-			_, _ = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			made, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+		}
+		if err == nil {
+			last = made.ResourceVersion
 		}
 	}
+	return last
 }
