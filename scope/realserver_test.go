@@ -177,6 +177,14 @@ func TestRealServer(t *testing.T) {
 		}
 		cancel()
 		wg.Wait()
+		// A write of the churn whose answer its cancelled context lost
+		// may still have landed: a last write in the final scope, after
+		// every one of them, is the barrier both informers wait for.
+		last, err := admin.CoreV1().ConfigMaps("n2").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "sentinel"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = last.ResourceVersion
 		realSettle(t, h, written)
 		want := realFresh(t, of(admin), steps[len(steps)-1], written)
 		if got := cached(h.inf); !maps.Equal(got, want) {

@@ -48,7 +48,15 @@ func (sc Scope) Has(ns string) bool {
 	if sc.All() {
 		return true
 	}
-	_, ok := slices.BinarySearch(sc.normal().Namespaces, ns)
+	return slices.Contains(sc.Namespaces, ns)
+}
+
+// hasNormal is Has for a normal scope (sorted namespaces).
+func (sc Scope) hasNormal(ns string) bool {
+	if sc.All() {
+		return true
+	}
+	_, ok := slices.BinarySearch(sc.Namespaces, ns)
 	return ok
 }
 

@@ -313,10 +313,10 @@ func (s *Source) Left(obj metav1.Object) bool {
 	return !matches(s.st.leftScope, s.st.leftSel, obj)
 }
 
-// matches reports whether obj's namespace and labels are in sc (sel is
-// sc's parsed label selector, parsed here when nil).
+// matches reports whether obj's namespace and labels are in sc, a normal
+// scope (sel is sc's parsed label selector, parsed here when nil).
 func matches(sc Scope, sel labels.Selector, obj metav1.Object) bool {
-	if !sc.Has(obj.GetNamespace()) {
+	if !sc.hasNormal(obj.GetNamespace()) {
 		return false
 	}
 	if sel == nil {
@@ -457,7 +457,7 @@ func (s *Source) localList(ctx context.Context, cache func(context.Context, stri
 		if _, ok := listed[a.GetUID()]; ok {
 			continue
 		}
-		if keep && sc.Has(a.GetNamespace()) {
+		if keep && sc.hasNormal(a.GetNamespace()) {
 			items = append(items, o.DeepCopyObject()) // the cache's objects stay the cache's
 			continue
 		}

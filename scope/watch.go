@@ -28,7 +28,10 @@ func (s *Source) WatchWithContext(ctx context.Context, opts metav1.ListOptions) 
 	if err != nil || len(sc.Namespaces) < 2 {
 		return inner, err
 	}
-	w := &nsWatch{inner: inner, scope: sc, out: make(chan watch.Event), stop: make(chan struct{})}
+	w := &nsWatch{inner: inner, namespaces: make(map[string]struct{}, len(sc.Namespaces)), out: make(chan watch.Event), stop: make(chan struct{})}
+	for _, ns := range sc.Namespaces {
+		w.namespaces[ns] = struct{}{}
+	}
 	go w.run()
 	return w, nil
 }
@@ -62,8 +65,9 @@ func (s *Source) watchScope(live bool, rv string) (Scope, func()) {
 // or the inner watch ends.
 type nsWatch struct {
 	inner watch.Interface
-	scope Scope
-	out   chan watch.Event
+	// namespaces are the scope's; never changed.
+	namespaces map[string]struct{}
+	out        chan watch.Event
 	// stop is closed by Stop; once guards it.
 	stop chan struct{}
 	once sync.Once
@@ -90,8 +94,10 @@ func (w *nsWatch) run() {
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			if o, err := meta.Accessor(ev.Object); err == nil && !w.scope.Has(o.GetNamespace()) {
-				continue
+			if o, err := meta.Accessor(ev.Object); err == nil {
+				if _, in := w.namespaces[o.GetNamespace()]; !in {
+					continue
+				}
 			}
 		}
 		select {
