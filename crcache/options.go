@@ -77,4 +77,9 @@ type Options struct {
 	// slices, and a controller's handlers hear only the keys it owns. See
 	// the package doc, "Sharding".
 	Shard *ShardOptions
+
+	// Live, if set, makes the namespaces of the cache's informers of
+	// namespaced types changeable while the cache runs: see
+	// [SetNamespaces]. Not with Shard.
+	Live *LiveOptions
 }
