@@ -9,12 +9,14 @@ import (
 	"testing"
 	"testing/synctest"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/scope"
 )
 
@@ -359,5 +361,91 @@ func TestScopeChangesUnderChurn(t *testing.T) {
 		st := h.src.Stats()
 		t.Logf("%d handler calls over %d scope changes under churn (server at resource version %s); %d local relists, %d list requests",
 			len(calls), len(steps), srv.ResourceVersion(), st.LocalRelists, st.Lists)
+	})
+}
+
+// TestAllNamespaces: narrowing every namespace to one lists nothing and
+// deletes the others' objects; widening back to all makes one cluster-wide
+// list (the server cannot be asked for "all but n0") whose unchanged n0
+// objects are not told again.
+func TestAllNamespaces(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		keys := seed(t, srv, namespaces(0, 3), 4)
+		h := start(t, srv, scope.Scope{}, nil)
+		defer h.stop()
+		h.settle()
+		if got, want := h.rec.take(), prefixed("add", keys); !slices.Equal(got, want) {
+			t.Fatalf("initial sync: calls %v, want %v", got, want)
+		}
+		lists(srv)
+		rv := h.inf.LastSyncResourceVersion()
+
+		one := scope.Scope{Namespaces: []string{"n0"}}
+		if err := h.src.Update(t.Context(), one); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+		if got, _ := lists(srv); len(got) != 0 {
+			t.Fatalf("narrowing to n0: lists %v, want none", got)
+		}
+		if got, want := h.rec.take(), prefixed("delete", keysIn(keys, "n1", "n2")); !slices.Equal(got, want) {
+			t.Fatalf("narrowing to n0: calls %v, want %v", got, want)
+		}
+
+		if err := h.src.Update(t.Context(), scope.Scope{}); err != nil {
+			t.Fatal(err)
+		}
+		h.settle()
+		if got, want := lists(srv); !slices.Equal(got, []string{"ns= rv=" + rv + " match=Exact labels="}) {
+			t.Fatalf("widening to all: lists %v (%d watches), want one cluster-wide list", got, want)
+		}
+		if got, want := h.rec.take(), prefixed("add", keysIn(keys, "n1", "n2")); !slices.Equal(got, want) {
+			t.Fatalf("widening to all: calls %v, want %v", got, want)
+		}
+		if got, want := cached(h.inf), fresh(t, srv, scope.Scope{}); !maps.Equal(got, want) {
+			t.Fatalf("cache %v, want %v", sortedKeys(got), sortedKeys(want))
+		}
+	})
+}
+
+// TestUpdateBeforeTheFirstList: an Update before the informer runs sets
+// the scope its first list serves, and returns at once.
+func TestUpdateBeforeTheFirstList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		keys := seed(t, srv, namespaces(0, 3), 2)
+		src, err := scope.NewSource(t.Context(), scope.SourceOptions{Inner: inner(srv, nil), Scope: scope.Scope{Namespaces: []string{"n0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := scope.Scope{Namespaces: []string{"n1", "n2"}}
+		if err := src.Update(t.Context(), sc); err != nil {
+			t.Fatal(err)
+		}
+		inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope.Attach(src, inf)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		if err := inf.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sortedKeys(cached(inf)), keysIn(keys, "n1", "n2"); !slices.Equal(got, want) {
+			t.Fatalf("cache %v, want %v", got, want)
+		}
+		if err := inf.Fresh(ctx); err != nil {
+			t.Fatalf("Fresh: %v", err)
+		}
+		if st := src.Status(); !st.Scope.Equal(sc) || st.Pending {
+			t.Fatalf("status %+v", st)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	})
 }
