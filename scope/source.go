@@ -390,6 +390,9 @@ func (s *Source) ListWithContext(ctx context.Context, opts metav1.ListOptions) (
 func (s *Source) serverList(ctx context.Context, opts metav1.ListOptions, held, sc Scope, g uint64) (runtime.Object, error) {
 	first := metav1.ListOptions{ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch}
 	items, rv, err := s.listScope(ctx, sc, sc.Namespaces, first)
+	if err == nil {
+		err = s.canWatch(ctx, held, sc, rv)
+	}
 	if err != nil && ctx.Err() == nil && !sc.Equal(held) {
 		s.refuse(g, sc, err)
 		sc = held
@@ -421,7 +424,9 @@ func (s *Source) localList(ctx context.Context, cache func(context.Context, stri
 	exact := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
 	var gained []runtime.Object
 	keep := true // the cached objects of sc's namespaces are sc's
+	err = s.canWatch(ctx, held, sc, rv)
 	switch {
+	case err != nil:
 	case !sc.sameSelectors(held) || sc.All() && !held.All():
 		// The server alone knows what the new selectors select, and
 		// "every namespace but these" is no request: list the new scope
@@ -511,6 +516,25 @@ func (s *Source) serve(c cycle, items []runtime.Object, left map[types.UID]struc
 	st.served, st.listed = &c, true
 	st.leftScope, st.leftSel, st.left = c.scope, sel, left
 	return list, nil
+}
+
+// canWatch checks, when scope sc is watched cluster-wide and held was not
+// (one namespace), that the server lets the user watch cluster-wide: it
+// opens that watch from resource version rv and stops it at once, so that
+// a scope whose watch the server would refuse (403 for a user who may
+// watch only some namespaces) is refused before its list reaches the
+// cache.
+func (s *Source) canWatch(ctx context.Context, held, sc Scope, rv string) error {
+	if len(sc.Namespaces) == 1 || len(held.Namespaces) != 1 {
+		return nil
+	}
+	w, err := s.inner("").WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true,
+		LabelSelector: sc.LabelSelector, FieldSelector: sc.FieldSelector})
+	if err != nil {
+		return fmt.Errorf("watching every namespace (a scope of several namespaces is watched cluster-wide): %w", err)
+	}
+	w.Stop()
+	return nil
 }
 
 // listScope lists namespaces nss of sc (all of them when nss is empty and

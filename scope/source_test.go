@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/listwatch/listwatch/fake"
@@ -440,12 +441,63 @@ func TestUpdateBeforeTheFirstList(t *testing.T) {
 		if err := inf.Fresh(ctx); err != nil {
 			t.Fatalf("Fresh: %v", err)
 		}
+		// The scope counts as held once the reflector took the list: its
+		// watch opened from the list's resource version.
+		synctest.Wait()
 		if st := src.Status(); !st.Scope.Equal(sc) || st.Pending {
 			t.Fatalf("status %+v", st)
 		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// watchForbidden wraps a lister-watcher whose watches fail with 403.
+type watchForbidden struct{ cache.ListerWatcherWithContext }
+
+func (watchForbidden) WatchWithContext(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, forbiddenErr("")
+}
+
+// TestClusterWatchForbidden: a user who may watch only in its namespaces
+// keeps a scope of one namespace, watched there; a change to two, which
+// would be watched cluster-wide, is refused with the 403 before its list
+// reaches the cache.
+func TestClusterWatchForbidden(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		seed(t, srv, namespaces(0, 2), 3)
+		wrap := func(ns string, lw cache.ListerWatcherWithContext) cache.ListerWatcherWithContext {
+			if ns == "" {
+				return watchForbidden{lw}
+			}
+			return lw
+		}
+		old := scope.Scope{Namespaces: []string{"n0"}}
+		h := start(t, srv, old, wrap)
+		defer h.stop()
+		h.settle()
+		h.rec.take()
+		before := cached(h.inf)
+		lists(srv)
+		err := h.src.Update(t.Context(), scope.Scope{Namespaces: []string{"n0", "n1"}})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "cluster-wide") {
+			t.Fatalf("Update = %v, want the 403 of the cluster-wide watch", err)
+		}
+		h.settle()
+		if got := h.rec.take(); len(got) != 0 {
+			t.Fatalf("a refused scope told handlers %v", got)
+		}
+		if got, _ := lists(srv); len(got) != 0 {
+			t.Fatalf("a refused scope listed %v", got)
+		}
+		if got := cached(h.inf); !maps.Equal(got, before) {
+			t.Fatalf("cache %v, want %v", sortedKeys(got), sortedKeys(before))
+		}
+		if st := h.src.Status(); !st.Scope.Equal(old) || st.Pending {
+			t.Fatalf("status %+v", st)
 		}
 	})
 }
