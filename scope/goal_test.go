@@ -53,15 +53,7 @@ func TestGoal(t *testing.T) {
 	before := scope.Scope{Namespaces: names(0, n)}
 	after := scope.Scope{Namespaces: names(0, n+k)}
 
-	src, err := scope.NewSource(t.Context(), scope.SourceOptions{Inner: inner(srv, nil), Scope: before})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scope.Attach(src, inf)
+	src, inf := attached(t, inner(srv, nil), before)
 	var adds, updates, deletes, unknown, calls atomic.Int64
 	poke := make(chan struct{}, 1)
 	called := func() {
@@ -131,14 +123,7 @@ func TestGoal(t *testing.T) {
 	}
 
 	// A fresh informer of just the gained namespaces, for the time.
-	freshSrc, err := scope.NewSource(t.Context(), scope.SourceOptions{Inner: inner(srv, nil), Scope: scope.Scope{Namespaces: names(n, k)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	freshInf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: freshSrc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, freshInf := attached(t, inner(srv, nil), scope.Scope{Namespaces: names(n, k)})
 	fctx, fcancel := context.WithCancel(t.Context())
 	fdone := make(chan error, 1)
 	fbegan := time.Now()

@@ -174,15 +174,7 @@ func start(t *testing.T, srv *fake.Server, sc scope.Scope, wrap func(string, cac
 // startWith runs an informer of sc over inner and waits for its sync.
 func startWith(t *testing.T, inner func(string) cache.ListerWatcherWithContext, sc scope.Scope) *harness {
 	t.Helper()
-	src, err := scope.NewSource(t.Context(), scope.SourceOptions{Inner: inner, Scope: sc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scope.Attach(src, inf)
+	src, inf := attached(t, inner, sc)
 	rec := &recorder{}
 	if _, err := inf.AddHandler(rec.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
@@ -200,6 +192,22 @@ func startWith(t *testing.T, inner func(string) cache.ListerWatcherWithContext, 
 		t.Fatal(err)
 	}
 	return h
+}
+
+// attached returns a source of sc over inner and the informer it is
+// attached to, not running.
+func attached(t *testing.T, inner func(string) cache.ListerWatcherWithContext, sc scope.Scope) (*scope.Source, *informer.Informer[*corev1.ConfigMap]) {
+	t.Helper()
+	src, err := scope.NewSource(t.Context(), scope.SourceOptions{Inner: inner, Scope: sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf, err := informer.New(informer.Options[*corev1.ConfigMap]{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope.Attach(src, inf)
+	return src, inf
 }
 
 // cached returns the informer's cache as key → resource version.
