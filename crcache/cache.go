@@ -25,6 +25,7 @@ import (
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/promprovider"
 	"github.com/listwatch/listwatch/restsource"
+	"github.com/listwatch/listwatch/scope"
 )
 
 // New is a cache.NewCacheFunc: controller-runtime's cache, with every
@@ -76,6 +77,12 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 				return nil, err
 			}
 		}
+		if o.Live != nil {
+			var err error
+			if b.live, opts, err = newLive(*o.Live, o.Shard != nil, cfg, opts.HTTPClient, opts, logger); err != nil {
+				return nil, err
+			}
+		}
 		if o.MetricsRegisterer != nil {
 			p, err := promprovider.New(promprovider.Options{Registerer: o.MetricsRegisterer})
 			if err != nil {
@@ -102,7 +109,7 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 		if err != nil {
 			return nil, err
 		}
-		wrapped := b.shard.wrap(&waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer})
+		wrapped := b.shard.wrap(&waitingCache{Cache: c, scheme: b.scheme, failOnMissing: opts.ReaderFailOnMissingInformer, live: b.live})
 		if len(o.OnRead) == 0 {
 			return wrapped, nil
 		}
@@ -134,6 +141,9 @@ type builder struct {
 	named bool
 	// shard shards the informers, when Options.Shard is set.
 	shard *sharding
+	// live makes the namespaces of the informers changeable, when
+	// Options.Live is set.
+	live *live
 	// limiter is the rate limiter of controller-runtime's clients, nil
 	// when they have none.
 	limiter *probeLimiter
@@ -154,7 +164,7 @@ func (b *builder) snapshotters() []informer.Snapshotter {
 // Source that repeats what lw requests (learnt by a probe), or over lw
 // itself when that cannot be.
 func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-	src, at, err := b.source(lw, example)
+	src, at, inNamespace, err := b.source(lw, example)
 	decoder, reason := decoderRestsource, ""
 	if err != nil {
 		// Expected for the objects restsource does not decode (V(1));
@@ -166,6 +176,10 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 		log.Info("listing and watching through controller-runtime's client", "type", reflect.TypeOf(example).String(), "reason", err.Error())
 		src = b.limiter.limited(lw)
 		decoder, reason = decoderClient, err.Error()
+	}
+	var scoped *scope.Source
+	if err == nil {
+		src, scoped = b.live.source(src, at, example, inNamespace)
 	}
 	src, sharded := b.shard.source(src, lw, example)
 	var inf toolscache.SharedIndexInformer
@@ -196,6 +210,7 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 	if b.onNew != nil {
 		b.onNew(example, inf)
 	}
+	b.live.attach(scoped, inf)
 	return b.shard.attach(sharded, inf)
 }
 
@@ -221,33 +236,45 @@ func (w where) name(example runtime.Object) string {
 }
 
 // source is a restsource Source for example's type requesting what lw
-// requests, and where that is.
-func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (toolscache.ListerWatcher, where, error) {
+// requests, and where that is; inNamespace makes the same Source for
+// another namespace ("" for all).
+func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (src toolscache.ListerWatcher, at where,
+	inNamespace func(namespace string) (toolscache.ListerWatcher, error), err error) {
 	dec, err := decodingOf(example, b.types, b.byClient, b.scheme)
 	if err != nil {
-		return nil, where{}, err
+		return nil, where{}, nil, err
 	}
-	at := where{gvr: dec.gv.WithResource(dec.resource)}
+	at = where{gvr: dec.gv.WithResource(dec.resource)}
 	req, err := probeListWatch(lw)
 	if err != nil {
-		return nil, at, err
+		return nil, at, nil, err
 	}
 	client, err := b.restClient(dec.gv.Group, dec.gv.Version)
 	if err != nil {
-		return nil, at, err
+		return nil, at, nil, err
 	}
 	namespace, resource, err := splitPath(req.path, client.Get().URL().Path)
 	if err != nil {
-		return nil, at, err
+		return nil, at, nil, err
 	}
 	if dec.resource == "" {
 		at.gvr.Resource = resource
 	}
 	at.namespace, at.labelSelector, at.fieldSelector = namespace, req.labelSelector, req.fieldSelector
 	if resource != at.gvr.Resource || (namespace != "" && dec.resource != "" && !dec.namespaced) {
-		return nil, at, fmt.Errorf("the list's path %s is not of %s", req.path, at.gvr)
+		return nil, at, nil, fmt.Errorf("the list's path %s is not of %s", req.path, at.gvr)
 	}
-	src, err := dec.new(b.memory.Source(restsource.Options{
+	inNamespace = func(namespace string) (toolscache.ListerWatcher, error) {
+		return b.restsourceOf(dec, client, resource, namespace, req)
+	}
+	src, err = inNamespace(namespace)
+	return src, at, inNamespace, err
+}
+
+// restsourceOf is the restsource Source of dec's type in namespace ("" for
+// all) with the selectors and bookmarks of req.
+func (b *builder) restsourceOf(dec decoding, client *rest.RESTClient, resource, namespace string, req request) (toolscache.ListerWatcher, error) {
+	return dec.new(b.memory.Source(restsource.Options{
 		Client:    client,
 		Resource:  resource,
 		Namespace: namespace,
@@ -260,7 +287,6 @@ func (b *builder) source(lw toolscache.ListerWatcher, example runtime.Object) (t
 			}
 		},
 	}))
-	return src, at, err
 }
 
 // names holds the informer names in use per metrics provider: one

@@ -141,6 +141,17 @@
 // [ShardMember] returns the cache's member (a manager's GetCache), whose
 // Status reports the ring, the slices owned and the handovers in progress.
 //
+// # Changing namespaces at run time
+//
+// With [Options.Live] the cache's informers of namespaced types hold
+// [LiveOptions.Namespaces] (cache.Options.DefaultNamespaces left empty),
+// and [SetNamespaces] changes them while the manager runs, instead of a
+// restart: each informer lists only the namespaces it gains and drops the
+// ones it loses without a request, its handlers hearing only the
+// difference (deletes with the object, not tombstones), its queues and
+// registrations kept. Built on package scope; see docs/operations.md,
+// "Changing scope at run time".
+//
 // # Concurrency
 //
 // The cache is controller-runtime's, and as safe for concurrent use. The

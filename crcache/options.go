@@ -82,4 +82,9 @@ type Options struct {
 	// once read, keeping every object's metadata (see [OnRead]): for
 	// Secrets or ConfigMaps of which a controller reads a few.
 	OnRead []OnRead
+
+	// Live, if set, makes the namespaces of the cache's informers of
+	// namespaced types changeable while the cache runs: see
+	// [SetNamespaces]. Not with Shard.
+	Live *LiveOptions
 }

@@ -90,15 +90,9 @@ type sharding struct {
 // scheme and mapper set (controller-runtime's defaults) so that the cache
 // and the sharding agree on types.
 func newSharding(o ShardOptions, cfg *rest.Config, httpClient *http.Client, opts cache.Options, log logr.Logger) (*sharding, cache.Options, error) {
-	if opts.Scheme == nil {
-		opts.Scheme = scheme.Scheme
-	}
-	if opts.Mapper == nil {
-		m, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
-		if err != nil {
-			return nil, opts, fmt.Errorf("crcache: sharding: building the REST mapper: %w", err)
-		}
-		opts.Mapper = m
+	opts, err := withTypes(cfg, httpClient, opts)
+	if err != nil {
+		return nil, opts, fmt.Errorf("crcache: sharding: %w", err)
 	}
 	mapper := opts.Mapper
 	s := &sharding{scheme: opts.Scheme, log: log.WithName("shard"), onChange: o.Member.OnChange,
@@ -135,6 +129,23 @@ func newSharding(o ShardOptions, cfg *rest.Config, httpClient *http.Client, opts
 	}
 	s.member = m
 	return s, opts, nil
+}
+
+// withTypes returns opts with its scheme and mapper set
+// (controller-runtime's defaults), so that the cache and what the
+// cache's builder decides by type (sharding, live namespaces) agree.
+func withTypes(cfg *rest.Config, httpClient *http.Client, opts cache.Options) (cache.Options, error) {
+	if opts.Scheme == nil {
+		opts.Scheme = scheme.Scheme
+	}
+	if opts.Mapper == nil {
+		m, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+		if err != nil {
+			return opts, fmt.Errorf("building the REST mapper: %w", err)
+		}
+		opts.Mapper = m
+	}
+	return opts, nil
 }
 
 // field is the field by which the informers of example's type are

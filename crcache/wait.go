@@ -33,6 +33,7 @@ type waitingCache struct {
 	scheme        *runtime.Scheme
 	failOnMissing bool        // cache.Options.ReaderFailOnMissingInformer: reads never create or wait
 	started       atomic.Bool // Start was called; controller-runtime waits only then
+	live          *live       // Options.Live; nil without
 }
 
 func (c *waitingCache) Start(ctx context.Context) error {

@@ -31,6 +31,8 @@ type Informer[T store.Object] struct {
 	rv    *rvWatermark
 	admit *admission[T]
 	fresh freshness // what Fresh calls learnt (Freshness)
+	// left is the source's Leaver, nil when it is none.
+	left func(obj T) bool
 
 	// mu guards the fields below. process holds it while distributing, so
 	// a handler added late gets the cache replayed with no change slipping
@@ -98,6 +100,9 @@ func New[T store.Object](opts Options[T]) (*Informer[T], error) {
 		ListMarks: true, MarkPositions: true, WholeLists: opts.AtomicRelists,
 	})
 	inf.processing = opts.Processing
+	if l, ok := sourceAs[Leaver](opts.Source); ok {
+		inf.left = func(obj T) bool { return l.Left(obj) }
+	}
 	if opts.Quirks != nil {
 		inf.quirks = *opts.Quirks
 		if inf.quirks.Store != nil {
@@ -221,6 +226,26 @@ func (inf *Informer[T]) checkInitialDone() {
 // reflector.Config.Backoff.Initial, 800ms by default; more in that time
 // make one relist), so calling it in a loop cannot flood the server.
 func (inf *Informer[T]) Relist() { inf.refl.Relist() }
+
+// CachedAt returns the cached objects once the cache reflects resource
+// version rv (WaitForResourceVersion) and holds every list the reflector
+// handed it before the call (WaitForQueued: a relist at the cache's own
+// resource version passes the first wait before it is applied), or the
+// wait's error. The objects are the cache's: copy one before changing
+// it. A source that serves a relist from the informer's own cache
+// (shard.Attach, scope.Attach) starts from them: the reflector relists at
+// the cache's resource version, so what the cache holds then is a
+// consistent state at rv, to which the source adds what it lists from the
+// server at exactly rv.
+func (inf *Informer[T]) CachedAt(ctx context.Context, rv string) ([]T, error) {
+	if err := inf.WaitForResourceVersion(ctx, rv); err != nil {
+		return nil, err
+	}
+	if err := inf.WaitForQueued(ctx); err != nil {
+		return nil, err
+	}
+	return inf.store.Reader().List(), nil
+}
 
 // HasSynced reports whether the first complete list has been applied to the
 // cache and handed to every handler registered so far.

@@ -61,3 +61,17 @@ func withMovedAway[T store.Object](h Handler[T], src any) Handler[T] {
 	}
 	return movedAwaySplitter[T]{MovedAwayHandler: mh, owner: owner}
 }
+
+// Leaver is implemented by a source (Options.Source) whose scope can
+// change while the informer runs, such as scope.Source: a relist under a
+// narrower scope leaves out the objects that left it, and the informer
+// deletes them from the cache like any object a relist no longer has. For
+// an object for which Left is true the deletion is told with its final
+// state known, OnDelete(obj, false), with its last cached state: the
+// informer watched it until it left, so that state is the last it had in
+// scope. Other objects a relist no longer has (deleted on the server
+// while the watch was down) are told with finalStateUnknown, as always.
+// The source is asked when the relist is applied to the cache.
+type Leaver interface {
+	Left(obj metav1.Object) bool
+}

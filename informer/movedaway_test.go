@@ -69,3 +69,43 @@ func deleteCM(t *testing.T, srv *fake.Server, name string) {
 		t.Fatal(err)
 	}
 }
+
+// leavingSource is a choosySource that says which objects left its
+// scope, as scope.Source does.
+type leavingSource struct{ *choosySource }
+
+func (l leavingSource) Left(obj metav1.Object) bool { return !l.wants(obj.GetName()) }
+
+// A relist under a narrower scope tells an object that left it as a
+// deletion whose final state is known, and one deleted on the server while
+// the watch was down, still in scope, with finalStateUnknown.
+func TestLeftScopeIsAKnownDeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewTestServer(t, fake.Options{})
+		for _, n := range []string{"a", "b", "c"} {
+			if _, err := srv.Create(t.Context(), objects.ConfigMap("ns", n, objects.Data("v", "0"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src := leavingSource{&choosySource{ListerWatcherWithContext: srv.ListerWatcher(fake.LWOptions{Resource: cmGVR})}}
+		src.set("a", "b", "c")
+		inf, err := New(Options[*corev1.ConfigMap]{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &cmEvents{}
+		runSynced(t, inf, h)
+		h.Take()
+		// c is deleted unseen (the source stops serving its events), a
+		// leaves the scope.
+		src.set("b")
+		deleteCM(t, srv, "c")
+		synctest.Wait()
+		src.set("b", "c")
+		inf.Relist()
+		synctest.Wait()
+		if got, want := sorted(h.Take()), []string{"delete a@1 unknown=false", "delete c@3 unknown=true"}; !slices.Equal(got, want) {
+			t.Fatalf("relist told %q, want %q", got, want)
+		}
+	})
+}

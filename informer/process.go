@@ -28,7 +28,7 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 	defer inf.mu.Unlock()
 	var firstErr error
 	inOrder := inf.opts.OrderedQueue
-	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder}
+	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder, left: inf.left}
 	inf.store.Write(func(tx *store.Tx[T]) {
 		a.batch(tx, items, func(err error, key string) {
 			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key)
@@ -86,6 +86,10 @@ type applier[T store.Object] struct {
 	// ListProgress item or, with rvPerEvent, its last event), recorded in
 	// the batch's transaction; "" when it has none.
 	rv string
+	// left, if set, reports whether an object a list's sweep deletes left
+	// the source's scope (a [Leaver]): its deletion is then told with
+	// its final state known.
+	left func(obj T) bool
 }
 
 // batch applies a batch of items in order, reporting each item's error
@@ -129,10 +133,12 @@ func (a *applier[T]) sweepFirst(tx *store.Tx[T], list []deltafifo.Item[T]) {
 	a.end(tx)
 }
 
-// end closes the replace session, telling each object it deletes.
+// end closes the replace session, telling each object it deletes: with
+// FinalStateUnknown, unless it left the source's scope (left).
 func (a *applier[T]) end(tx *store.Tx[T]) {
 	tx.EndReplace(func(key string, old T) {
-		a.notes = append(a.notes, notification[T]{kind: noteDeleted, Key: key, Object: old, FinalStateUnknown: true})
+		unknown := a.left == nil || nilcheck.Is(old) || !a.left(old)
+		a.notes = append(a.notes, notification[T]{kind: noteDeleted, Key: key, Object: old, FinalStateUnknown: unknown})
 	})
 }
 

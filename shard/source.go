@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/internal/listobj"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -372,22 +373,8 @@ type cacheView interface {
 type informerCache[T store.Object] struct{ inf *informer.Informer[T] }
 
 func (c informerCache[T]) objects(ctx context.Context, rv string) ([]runtime.Object, error) {
-	if err := c.inf.WaitForResourceVersion(ctx, rv); err != nil {
-		return nil, err
-	}
-	// A relist's resource version is the cache's own: the wait above
-	// passes before a list the reflector took at it is applied. The
-	// source counts that list's slices as listed once the watch after it
-	// opened, so the copy must hold them.
-	if err := c.inf.WaitForQueued(ctx); err != nil {
-		return nil, err
-	}
-	items := c.inf.Reader().List()
-	out := make([]runtime.Object, len(items))
-	for i, it := range items {
-		out[i] = it
-	}
-	return out, nil
+	items, err := c.inf.CachedAt(ctx, rv)
+	return listobj.Objects(items), err
 }
 
 // Owns reports whether the member owns obj under the latest Change (false

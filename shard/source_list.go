@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/listwatch/listwatch/internal/listobj"
 )
 
 // localPrefix starts the continue tokens of a local list's pages.
@@ -217,19 +218,7 @@ func (s *Source) keepTemplate(list runtime.Object) {
 	if s.st.template != nil {
 		return
 	}
-	if u, ok := list.(*unstructured.UnstructuredList); ok {
-		t := &unstructured.UnstructuredList{Object: map[string]any{}}
-		t.SetAPIVersion(u.GetAPIVersion())
-		t.SetKind(u.GetKind())
-		s.st.template = t
-		return
-	}
-	if t := reflect.TypeOf(list); t.Kind() == reflect.Pointer {
-		if o, ok := reflect.New(t.Elem()).Interface().(runtime.Object); ok {
-			o.GetObjectKind().SetGroupVersionKind(list.GetObjectKind().GroupVersionKind())
-			s.st.template = o
-		}
-	}
+	s.st.template = listobj.Empty(list)
 }
 
 // localList serves the first page of a relist from the cache (compose).
@@ -274,15 +263,14 @@ func (s *Source) localPage(opts metav1.ListOptions, start *localPages) (runtime.
 	} else {
 		s.st.pages = nil
 	}
-	list := s.st.template.DeepCopyObject()
-	if err := meta.SetList(list, items); err != nil {
+	list, err := listobj.Build(s.st.template, items, lp.rv)
+	if err != nil {
 		return nil, err
 	}
 	la, err := meta.ListAccessor(list)
 	if err != nil {
 		return nil, err
 	}
-	la.SetResourceVersion(lp.rv)
 	if more {
 		la.SetContinue(lp.token)
 	}
