@@ -24,6 +24,7 @@ import (
 	lwcache "github.com/listwatch/listwatch/clientgo/tools/cache"
 	"github.com/listwatch/listwatch/informer"
 	"github.com/listwatch/listwatch/informer/promprovider"
+	"github.com/listwatch/listwatch/ondemand/promondemand"
 	"github.com/listwatch/listwatch/restsource"
 	"github.com/listwatch/listwatch/scope"
 )
@@ -117,7 +118,13 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 		if err != nil {
 			return nil, fmt.Errorf("crcache: the client of Options.OnRead: %w", err)
 		}
-		return newOnReadCache(wrapped, b.scheme, reader, memory.StripManagedFields, o.OnRead)
+		var metrics *promondemand.Collector
+		if o.MetricsRegisterer != nil {
+			if metrics, err = promondemand.New(o.MetricsRegisterer); err != nil {
+				return nil, fmt.Errorf("crcache: registering the metrics of Options.OnRead: %w", err)
+			}
+		}
+		return newOnReadCache(wrapped, b.scheme, reader, memory.StripManagedFields, o.OnRead, metrics)
 	}
 }
 

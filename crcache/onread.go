@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/listwatch/listwatch/ondemand"
+	"github.com/listwatch/listwatch/ondemand/promondemand"
 )
 
 // OnRead makes the cache hold one type's objects whole only once they are
@@ -38,6 +39,8 @@ import (
 //     a field selector is an error).
 //   - Get, List and GetInformer of PartialObjectMetadata: the metadata
 //     cache, as for any type.
+//   - With Options.MetricsRegisterer, its figures are exported by package
+//     ondemand/promondemand, named after its resource.
 //   - GetInformer and GetInformerForKind of the typed object:
 //     [ErrOnRead]. Handlers of such a type get metadata: watch it with
 //     builder.OnlyMetadata (or a PartialObjectMetadata source).
@@ -64,6 +67,8 @@ type onReadCache struct {
 	reader client.Reader // uncached: the fetches
 	strip  bool          // strip managedFields from fetched objects
 	types  map[schema.GroupVersionKind]*onReadType
+	// metrics exports the types' figures (Options.MetricsRegisterer); nil without.
+	metrics *promondemand.Collector
 
 	mu       sync.Mutex
 	startCtx context.Context // Start's, once called: the Caches' Run
@@ -78,11 +83,11 @@ type onReadType struct {
 	c  *ondemand.Cache[client.Object]
 }
 
-func newOnReadCache(inner cache.Cache, s *runtime.Scheme, reader client.Reader, strip bool, confs []OnRead) (cache.Cache, error) {
+func newOnReadCache(inner cache.Cache, s *runtime.Scheme, reader client.Reader, strip bool, confs []OnRead, metrics *promondemand.Collector) (cache.Cache, error) {
 	if len(confs) == 0 {
 		return inner, nil
 	}
-	c := &onReadCache{Cache: inner, scheme: s, reader: reader, strip: strip, types: map[schema.GroupVersionKind]*onReadType{}}
+	c := &onReadCache{Cache: inner, scheme: s, reader: reader, strip: strip, types: map[schema.GroupVersionKind]*onReadType{}, metrics: metrics}
 	for _, conf := range confs {
 		if conf.Object == nil {
 			return nil, errors.New("crcache: an Options.OnRead without an Object")
@@ -168,9 +173,15 @@ func (c *onReadCache) cacheOf(ctx context.Context, t *onReadType) (*ondemand.Cac
 		opts.Resource = mapping.Resource.GroupResource()
 		opts.Name = mapping.Resource.Resource
 	}
+	if c.metrics != nil {
+		opts.Metrics = c.metrics.Fetches(opts.Name)
+	}
 	oc, err := ondemand.New(runCtx, opts)
 	if err != nil {
 		return nil, err
+	}
+	if c.metrics != nil {
+		c.metrics.Add(opts.Name, oc.Stats)
 	}
 	go func() { _ = oc.Run(runCtx) }()
 	t.c = oc
