@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -79,8 +80,10 @@ type onReadType struct {
 	conf OnRead
 	gvk  schema.GroupVersionKind
 
+	// mu serialises building c; c is set once built and read without
+	// the lock by every read after.
 	mu sync.Mutex
-	c  *ondemand.Cache[client.Object]
+	c  atomic.Pointer[ondemand.Cache[client.Object]]
 }
 
 func newOnReadCache(inner cache.Cache, s *runtime.Scheme, reader client.Reader, strip bool, confs []OnRead, metrics *promondemand.Collector) (cache.Cache, error) {
@@ -136,10 +139,13 @@ func trimList(kind string) string {
 // cacheOf returns t's ondemand.Cache, building it (and its metadata
 // informer, waiting for its sync) on first use.
 func (c *onReadCache) cacheOf(ctx context.Context, t *onReadType) (*ondemand.Cache[client.Object], error) {
+	if oc := t.c.Load(); oc != nil {
+		return oc, nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.c != nil {
-		return t.c, nil
+	if oc := t.c.Load(); oc != nil {
+		return oc, nil
 	}
 	c.mu.Lock()
 	runCtx := c.startCtx
@@ -184,7 +190,7 @@ func (c *onReadCache) cacheOf(ctx context.Context, t *onReadType) (*ondemand.Cac
 		c.metrics.Add(opts.Name, oc.Stats)
 	}
 	go func() { _ = oc.Run(runCtx) }()
-	t.c = oc
+	t.c.Store(oc)
 	return oc, nil
 }
 
@@ -262,12 +268,11 @@ func OnReadStats(c cache.Cache, obj client.Object) (ondemand.Stats, bool) {
 			if t == nil {
 				return ondemand.Stats{}, false
 			}
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			if t.c == nil {
+			oc := t.c.Load()
+			if oc == nil {
 				return ondemand.Stats{}, false
 			}
-			return t.c.Stats(), true
+			return oc.Stats(), true
 		}
 		return ondemand.Stats{}, false
 	}
