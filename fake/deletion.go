@@ -140,6 +140,9 @@ func (s *Server) removeLocked(ctx context.Context, r *resourceState, k string, o
 	delete(r.objects, k)
 	s.commitLocked(event{rv: rv, typ: watch.Deleted, res: r, key: k, obj: gone, prev: old})
 	klog.FromContext(ctx).V(5).Info("fake: deleted", "resource", r.cfg.GVR, "key", k, "rv", rv)
+	if m, _ := meta.Accessor(old); m.GetNamespace() != "" {
+		s.namespaceEmptiedLocked(ctx, m.GetNamespace())
+	}
 	return gone
 }
 

@@ -201,3 +201,62 @@ func TestDeleteCollectionHonoursFinalizers(t *testing.T) {
 		t.Errorf("after deletecollection: %s; want only held, marked", listKeys(t, list))
 	}
 }
+
+// TestDeleteNamespace: the namespace's objects go (one held by a
+// finalizer stays, marked), creates there are refused while it
+// terminates, and the namespace goes with its last object.
+func TestDeleteNamespace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newTestServer(t, Options{RequireNamespaces: true})
+		ctx := t.Context()
+		for _, ns := range []string{"ns", "other"} {
+			if err := srv.CreateNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held := newPod("ns", "held", nil)
+		held.Finalizers = []string{"x.io/a"}
+		mustCreate(t, srv, held)
+		mustCreate(t, srv, newPod("ns", "free", nil))
+		mustCreate(t, srv, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}})
+		keep := mustCreate(t, srv, newPod("other", "keep", nil))
+		w, err := srv.ListerWatcher(LWOptions{Resource: podsGVR}).WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: srv.ResourceVersion()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+
+		if err := srv.DeleteNamespace(ctx, "ns"); err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := drain(w)
+		equalStrings(t, "pod events", evs, []string{"DELETED ns/free@5", "MODIFIED ns/held@6"})
+		if _, err := srv.Get(ctx, ConfigMaps().GVR, "ns", "c"); !apierrors.IsNotFound(err) {
+			t.Errorf("configmap after the namespace's deletion: %v; want NotFound", err)
+		}
+		_, err = srv.Create(ctx, newPod("ns", "new", nil))
+		if !apierrors.IsForbidden(err) || err.Error() != `pods "new" is forbidden: unable to create new content in namespace ns because it is being terminated` {
+			t.Errorf("create in a terminating namespace: %v; want 403", err)
+		}
+		if err := srv.CreateNamespace(ctx, "ns"); !apierrors.IsAlreadyExists(err) {
+			t.Errorf("CreateNamespace of a terminating one: %v; want AlreadyExists", err)
+		}
+
+		cur, _ := srv.Get(ctx, podsGVR, "ns", "held")
+		cur.(*corev1.Pod).Finalizers = nil
+		mustUpdate(t, srv, cur)
+		_, err = srv.Create(ctx, newPod("ns", "new", nil))
+		if !apierrors.IsNotFound(err) || err.Error() != `namespaces "ns" not found` {
+			t.Errorf("create after the namespace went: %v; want 404 on the namespace", err)
+		}
+		if _, err := srv.Get(ctx, podsGVR, "other", "keep"); err != nil {
+			t.Errorf("other namespace's pod %s: %v", describe(keep), err)
+		}
+		if err := srv.DeleteNamespace(ctx, "never"); !apierrors.IsNotFound(err) {
+			t.Errorf("DeleteNamespace of an unknown namespace: %v; want NotFound", err)
+		}
+		if err := srv.CreateNamespace(ctx, "ns"); err != nil {
+			t.Errorf("CreateNamespace after it went: %v", err)
+		}
+	})
+}

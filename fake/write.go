@@ -68,7 +68,7 @@ func (s *Server) CreateWith(ctx context.Context, obj runtime.Object, opts metav1
 	if err := r.validate(m); err != nil {
 		return nil, err
 	}
-	if err := s.checkNamespaceLocked(r, m.GetNamespace()); err != nil {
+	if err := s.checkNamespaceLocked(r, m.GetName(), m.GetNamespace()); err != nil {
 		return nil, err
 	}
 	k := key(m.GetNamespace(), m.GetName())
