@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
@@ -52,6 +54,31 @@ var fakeVariant = variant{
 	},
 }
 
+// fakeAPIVariant runs every spec against a fresh fake.Server served over
+// its REST API by fakeapi, through the clientset calls of the real
+// variant.
+var fakeAPIVariant = variant{
+	name: "fakeapi",
+	fake: true,
+	cluster: func(SpecContext) Cluster {
+		srv, err := fake.NewServer(FakeOptions())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
+		cfg, err := fakeapi.Serve(ctxFor(), srv, fakeapi.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		c, err := NewFakeAPICluster(srv, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	},
+}
+
+// ctxFor is a context that ends with the current spec.
+func ctxFor() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	DeferCleanup(cancel)
+	return ctx
+}
+
 // realVariant runs every spec against the shared apiserver.
 var realVariant = variant{
 	name: "kube-apiserver",
@@ -64,6 +91,8 @@ var realVariant = variant{
 }
 
 var _ = Describe("fake", func() { registerSpecs(fakeVariant) })
+
+var _ = Describe("fakeapi", func() { registerSpecs(fakeAPIVariant) })
 
 var _ = Describe("kube-apiserver", func() { registerSpecs(realVariant) })
 
@@ -80,6 +109,8 @@ func registerSpecs(v variant) {
 	selectorSpecs(v, e)
 	errorSpecs(v, e)
 	writeSpecs(v, e)
+	finalizerSpecs(v, e)
+	dryRunSpecs(v, e)
 	shardSpecs(v, e)
 }
 
