@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/listwatch/listwatch/fake/fakeapi"
 )
@@ -23,6 +24,22 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 	return ev
 }
 
+// createWatched creates cm and returns it with a watch from its resource
+// version, stopped when the test ends.
+func createWatched(t *testing.T, cms typedcorev1.ConfigMapInterface, cm *corev1.ConfigMap) (*corev1.ConfigMap, watch.Interface) {
+	t.Helper()
+	out, err := cms.Create(t.Context(), cm, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: out.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return out, w
+}
+
 // A dry run of every write answers what it would write, and the fake
 // holds and sends nothing new: the next event a watch gets is a later
 // real write's.
@@ -30,15 +47,7 @@ func TestDryRun(t *testing.T) {
 	ctx := t.Context()
 	srv, _, cs := serve(t, fakeapi.Options{})
 	cms := cs.CoreV1().ConfigMaps("ns")
-	base, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: base.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	base, w := createWatched(t, cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}})
 	dry := []string{metav1.DryRunAll}
 
 	created, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "b-"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{DryRun: dry})
@@ -89,15 +98,7 @@ func TestFinalizersOverREST(t *testing.T) {
 	ctx := t.Context()
 	_, _, cs := serve(t, fakeapi.Options{})
 	cms := cs.CoreV1().ConfigMaps("ns")
-	base, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Finalizers: []string{"example.com/hold"}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: base.ResourceVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	base, w := createWatched(t, cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Finalizers: []string{"example.com/hold"}}})
 	// client-go's Delete drops the body; read it with the REST client.
 	var marked corev1.ConfigMap
 	res := cs.CoreV1().RESTClient().Delete().Namespace("ns").Resource("configmaps").Name("a").Body(&metav1.DeleteOptions{}).Do(ctx)

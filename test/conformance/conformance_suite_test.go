@@ -43,15 +43,9 @@ var _ = AfterSuite(func() {
 
 // fakeVariant runs every spec against a fresh fake.Server.
 var fakeVariant = variant{
-	name: "fake",
-	fake: true,
-	cluster: func(SpecContext) Cluster {
-		srv, err := fake.NewServer(FakeOptions())
-		Expect(err).NotTo(HaveOccurred())
-		// Close watches a spec left open, so their goroutines end.
-		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
-		return NewFakeCluster(srv)
-	},
+	name:    "fake",
+	fake:    true,
+	cluster: func(SpecContext) Cluster { return NewFakeCluster(newFakeServer()) },
 }
 
 // fakeAPIVariant runs every spec against a fresh fake.Server served over
@@ -61,15 +55,24 @@ var fakeAPIVariant = variant{
 	name: "fakeapi",
 	fake: true,
 	cluster: func(SpecContext) Cluster {
-		srv, err := fake.NewServer(FakeOptions())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
+		srv := newFakeServer()
 		cfg, err := fakeapi.Serve(ctxFor(), srv, fakeapi.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		c, err := NewFakeAPICluster(srv, cfg)
 		Expect(err).NotTo(HaveOccurred())
 		return c
 	},
+}
+
+// newFakeServer is a fresh fake.Server of FakeOptions for the current
+// spec.
+func newFakeServer() *fake.Server {
+	GinkgoHelper()
+	srv, err := fake.NewServer(FakeOptions())
+	Expect(err).NotTo(HaveOccurred())
+	// Close watches a spec left open, so their goroutines end.
+	DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
+	return srv
 }
 
 // ctxFor is a context that ends with the current spec.
