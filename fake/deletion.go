@@ -153,7 +153,7 @@ func (s *Server) removeLocked(ctx context.Context, r *resourceState, k string, o
 // Background); no policy keeps them.
 func gcFinalizers(have []string, opts *metav1.DeleteOptions) []string {
 	var orphan, foreground bool
-	//nolint:staticcheck // SA1019: orphanDependents is still served
+	//lint:ignore SA1019 orphanDependents is still served
 	switch od, pp := opts.OrphanDependents, opts.PropagationPolicy; {
 	case od != nil:
 		orphan = *od

@@ -344,7 +344,7 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 		// when the client asked for cascading deletion the old way, as
 		// kube-apiserver answers.
 		code := http.StatusOK
-		//nolint:staticcheck // SA1019: orphanDependents is still served
+		//lint:ignore SA1019 orphanDependents is still served
 		if od := opts.OrphanDependents; od != nil && !*od {
 			code = http.StatusAccepted
 		}
