@@ -24,6 +24,15 @@
 // resourceVersion. Objects are deep-copied in and out; the server never
 // shares a pointer with a caller.
 //
+// Deletes honour finalizers as kube-apiserver's registry does
+// (Server.DeleteWith): an object with finalizers is kept and marked with
+// metadata.deletionTimestamp (a MODIFIED event), propagationPolicy Orphan
+// and Foreground add the garbage collector's finalizers, an update may not
+// add a finalizer to it, and the update that removes its last finalizer
+// deletes it (DELETED). CreateWith, UpdateWith, DeleteWith and
+// DeleteCollectionWith take kube-apiserver's write options, dry run
+// (DryRun All: the answer the server gives, nothing written) included.
+//
 // Two fidelity options are off by default so that existing tests keep
 // working: Options.RequireNamespaces (a create in a namespace never made
 // with CreateNamespace is 404 `namespaces "X" not found`) and
@@ -107,10 +116,12 @@
 //     back at once, where client-go's REST client would first retry them up
 //     to ten times.
 //   - There is no admission beyond RequireNamespaces, no defaulting and no
-//     type-specific validation (only metadata), no graceful deletion or
-//     finalizers (a real pod delete first sets deletionTimestamp: an extra
-//     MODIFIED). Namespaces are names, not objects: they cannot be deleted
-//     or watched.
+//     type-specific validation (only metadata), and no grace periods: a
+//     pod is deleted at once, as a real one that was never scheduled (a
+//     scheduled one first gets a deletionTimestamp and waits for its
+//     kubelet); no garbage collector removes the orphan and
+//     foregroundDeletion finalizers. Namespaces are names, not objects:
+//     they cannot be deleted or watched.
 //   - managedFields (with FieldManager) approximate server-side apply's
 //     field sets: lists are owned whole, status is never owned, one manager
 //     owns every set field.

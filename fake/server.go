@@ -52,9 +52,14 @@ type Server struct {
 	advanced chan struct{}
 	// watchers are the open watches; a watcher removes itself when it ends.
 	watchers map[*watcher]struct{}
-	// namespaces are the namespaces made by CreateNamespace; only grows.
-	// Consulted by Create only with Options.RequireNamespaces.
+	// namespaces are the namespaces made by CreateNamespace and not yet
+	// gone after DeleteNamespace. Consulted by Create only with
+	// Options.RequireNamespaces.
 	namespaces map[string]struct{}
+	// terminating are the namespaces DeleteNamespace could not empty yet
+	// (finalizers hold objects): creates there are refused, and the last
+	// object's removal removes the namespace.
+	terminating map[string]struct{}
 	// uidSeq numbers generated UIDs and names; only grows.
 	uidSeq uint64
 	// faults holds the injected faults.
@@ -93,6 +98,7 @@ func NewServer(opts Options) (*Server, error) {
 		windowStart: opts.InitialResourceVersion,
 		advanced:    make(chan struct{}),
 		watchers:    map[*watcher]struct{}{},
+		terminating: map[string]struct{}{},
 		namespaces:  map[string]struct{}{},
 	}
 	for _, cfg := range opts.Resources {

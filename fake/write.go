@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -26,8 +27,25 @@ import (
 // apimachinery's validation (no name, a bad name, label or annotation, wrong
 // namespace scoping); NotFound on the namespace when Options.RequireNamespaces
 // is set and it was never created; a bare 500 for a set resourceVersion.
+// A deletionTimestamp or deletionGracePeriodSeconds set on obj is dropped,
+// as kube-apiserver drops them.
 // Writes are the test's hand: faults and Down never affect them.
 func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
+	return s.CreateWith(ctx, obj, metav1.CreateOptions{})
+}
+
+// CreateWith is Create with kube-apiserver's CreateOptions: invalid options
+// (a dryRun other than [metav1.DryRunAll], a bad fieldManager) are a 422
+// Invalid on CreateOptions; with DryRun All it answers the object as Create
+// would store it (name generated, uid, creationTimestamp and managedFields
+// set) but with an empty resourceVersion, as kube-apiserver answers a dry
+// run, and stores nothing, sends no event and uses up no generated name or
+// UID. The other options are not interpreted.
+func (s *Server) CreateWith(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	if errs := metavalidation.ValidateCreateOptions(&opts); len(errs) > 0 {
+		return nil, errInvalidOptions("CreateOptions", errs)
+	}
+	dryRun := len(opts.DryRun) > 0
 	r, cp, m, err := s.admit(obj)
 	if err != nil {
 		return nil, err
@@ -35,8 +53,14 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 	if m.GetResourceVersion() != "" {
 		return nil, errCreateWithRV()
 	}
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	seq := s.uidSeq
+	if dryRun {
+		defer func() { s.uidSeq = seq }()
+	}
 	if m.GetName() == "" {
 		s.uidSeq++
 		m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), s.uidSeq))
@@ -44,7 +68,7 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 	if err := r.validate(m); err != nil {
 		return nil, err
 	}
-	if err := s.checkNamespaceLocked(r, m.GetNamespace()); err != nil {
+	if err := s.checkNamespaceLocked(r, m.GetName(), m.GetNamespace()); err != nil {
 		return nil, err
 	}
 	k := key(m.GetNamespace(), m.GetName())
@@ -56,6 +80,9 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 	now := metav1.NewTime(s.clock.Now().Truncate(time.Second))
 	m.SetCreationTimestamp(now)
 	s.manageFields(r, cp, m, nil, now)
+	if dryRun {
+		return cp, nil
+	}
 	rv := s.rv + 1
 	m.SetResourceVersion(formatRV(rv))
 	r.objects[k] = cp
@@ -72,7 +99,27 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 // The metadata is validated as on Create (422 Invalid). An update that
 // changes nothing is a no-op, as in kube-apiserver: no new resource version
 // and no event. A missing object is a 404 NotFound.
+//
+// Of an object being deleted (see [Server.DeleteWith]) the
+// deletionTimestamp and deletionGracePeriodSeconds are kept; an update
+// that adds a finalizer to it is a 422 Invalid (Forbidden on
+// metadata.finalizers), and one that leaves it no finalizers deletes it, as
+// kube-apiserver does: a DELETED event carrying the object as last stored,
+// and the answer is the object as the update would have written it, at
+// its last resource version.
 func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
+	return s.UpdateWith(ctx, obj, metav1.UpdateOptions{})
+}
+
+// UpdateWith is Update with kube-apiserver's UpdateOptions: invalid ones
+// are a 422 Invalid on UpdateOptions; with DryRun All it answers the object
+// as Update would store it, at the stored object's resourceVersion, and
+// stores, deletes and sends nothing, as kube-apiserver answers a dry run.
+func (s *Server) UpdateWith(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if errs := metavalidation.ValidateUpdateOptions(&opts); len(errs) > 0 {
+		return nil, errInvalidOptions("UpdateOptions", errs)
+	}
+	dryRun := len(opts.DryRun) > 0
 	r, cp, m, err := s.admit(obj)
 	if err != nil {
 		return nil, err
@@ -89,15 +136,23 @@ func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object
 	if want := m.GetResourceVersion(); want != "" && want != om.GetResourceVersion() {
 		return nil, errConflict(r, m.GetName(), msgModified)
 	}
+	keepDeletion(m, om)
 	if err := r.validate(m); err != nil {
 		return nil, err
+	}
+	if errs := validateDeletionUpdate(m, om); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(r.gvk.GroupKind(), m.GetName(), errs)
 	}
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetResourceVersion(om.GetResourceVersion())
 	s.manageFields(r, cp, m, om, metav1.NewTime(s.clock.Now().Truncate(time.Second)))
-	if apiequality.Semantic.DeepEqual(cp, old) {
-		return old.DeepCopyObject(), nil
+	if apiequality.Semantic.DeepEqual(cp, old) || dryRun {
+		return cp, nil
+	}
+	if finalized(m, om) {
+		s.removeLocked(ctx, r, k, old)
+		return cp, nil
 	}
 	rv := s.rv + 1
 	m.SetResourceVersion(formatRV(rv))
@@ -105,79 +160,6 @@ func (s *Server) Update(ctx context.Context, obj runtime.Object) (runtime.Object
 	s.commitLocked(event{rv: rv, typ: watch.Modified, res: r, key: k, obj: cp, prev: old})
 	klog.FromContext(ctx).V(5).Info("fake: updated", "resource", r.cfg.GVR, "key", k, "rv", rv)
 	return cp.DeepCopyObject(), nil
-}
-
-// Delete removes the object with obj's namespace and name and returns its
-// last state, carrying the deletion's resource version. A resourceVersion or
-// UID set on obj is a precondition: on mismatch a 409 Conflict worded as
-// kube-apiserver's ("Operation cannot be fulfilled on ConfigMap "a": the UID
-// in the precondition (X) does not match the UID in record (Y). ...", on the
-// kind). A missing object is a 404 NotFound.
-func (s *Server) Delete(ctx context.Context, obj runtime.Object) (runtime.Object, error) {
-	r, _, m, err := s.admit(obj)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k, old, om, err := r.storedLocked(m)
-	if err != nil {
-		return nil, err
-	}
-	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		return nil, errDeletePrecondition(r, m.GetName(), fmt.Sprintf(
-			"the UID in the precondition (%s) does not match the UID in record (%s). "+
-				"The object might have been deleted and then recreated", uid, om.GetUID()))
-	}
-	if want := m.GetResourceVersion(); want != "" && want != om.GetResourceVersion() {
-		return nil, errDeletePrecondition(r, m.GetName(), fmt.Sprintf(
-			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
-				"The object might have been modified", want, om.GetResourceVersion()))
-	}
-	rv := s.rv + 1
-	gone := withRV(old, rv)
-	delete(r.objects, k)
-	s.commitLocked(event{rv: rv, typ: watch.Deleted, res: r, key: k, obj: gone, prev: old})
-	klog.FromContext(ctx).V(5).Info("fake: deleted", "resource", r.cfg.GVR, "key", k, "rv", rv)
-	return gone.DeepCopyObject(), nil
-}
-
-// DeleteCollection deletes the objects of gvr in namespace ("" for every
-// namespace) that match opts' label and field selectors (its other fields
-// are ignored), in key order, each a write of its own at the next resource
-// version as a delete is, and returns them as they were before, in the
-// resource's list type at the resource version before the first delete,
-// as kube-apiserver answers a deletecollection. An unserved resource is a
-// 404, a bad selector a 400. Like the other writes it is never faulted.
-func (s *Server) DeleteCollection(ctx context.Context, gvr GVR, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
-	r, err := s.resource(gvr)
-	if err != nil {
-		return nil, err
-	}
-	pred, err := newPredicate(r, namespace, metav1.ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}, ShardSelectorsIgnored)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	list, err := s.listLocked(r, pred, listPlan{})
-	if err != nil {
-		return nil, err
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil, err
-	}
-	for _, item := range items {
-		m, _ := meta.Accessor(item)
-		k := key(m.GetNamespace(), m.GetName())
-		old := r.objects[k]
-		rv := s.rv + 1
-		delete(r.objects, k)
-		s.commitLocked(event{rv: rv, typ: watch.Deleted, res: r, key: k, obj: withRV(old, rv), prev: old})
-		klog.FromContext(ctx).V(5).Info("fake: deleted", "resource", r.cfg.GVR, "key", k, "rv", rv)
-	}
-	return list, nil
 }
 
 // Get returns a copy of the stored object, or a 404 NotFound.

@@ -35,6 +35,17 @@
 //     and resourceVersion; a 200 Status naming the deleted object) and
 //     deletecollection (fake.Server.DeleteCollection: what the label and
 //     field selectors match, answered as a list);
+//   - finalizers as kube-apiserver's registry handles them
+//     (fake.Server.DeleteWith): a delete of an object with finalizers
+//     answers it marked with metadata.deletionTimestamp (a MODIFIED
+//     event), propagationPolicy Orphan and Foreground add the garbage
+//     collector's finalizers (no garbage collector runs), an update or
+//     patch may not add a finalizer to a deleting object (422) and one
+//     that removes its last finalizer deletes it;
+//   - dry runs (dryRun=All) of create, update, patch, delete and
+//     deletecollection: the answer kube-apiserver gives (a dry-run create
+//     has no resourceVersion, the others the stored one), and nothing
+//     written;
 //   - patch: JSON patch, merge patch and, for typed resources, strategic
 //     merge patch, applied to the current object and retried on a
 //     concurrent write unless the patch changes metadata.resourceVersion;
@@ -63,9 +74,9 @@
 // validation. A failed request changes nothing in the fake.
 //
 // Not served yet: subresources other than status (404), server-side
-// apply (415), dry run (400), Table output,
-// aggregated discovery and OpenAPI, graceful deletion and
-// finalizers, and gets and writes in the fake's call log.
+// apply (415), Table output, aggregated discovery and OpenAPI, grace
+// periods (every resource deletes as a ConfigMap does), the namespaces
+// resource, and gets and writes in the fake's call log.
 //
 // # Concurrency
 //
@@ -83,7 +94,9 @@
 // The package's tests drive the handler through client-go and
 // controller-runtime: a typed clientset's create, get, update, patch (three
 // kinds), delete and list equal the fake's state; a stale resourceVersion
-// is a 409, generateName names the object; a shared informer factory syncs
+// is a 409, generateName names the object; dry runs of every write answer
+// and write nothing (no event); a finalizer keeps a deleted object, marked,
+// until a patch removes it; a shared informer factory syncs
 // through the config and sees a create; controller-runtime's client maps
 // and writes through the served discovery; protobuf answers and watches
 // (an in-stream error included) decode in client-go; FailNext faults on

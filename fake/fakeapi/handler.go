@@ -261,7 +261,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.CreateOptions
-	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
+	if err := h.writeOptions(r, &opts, false); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -274,7 +274,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 		h.writeError(w, r, err)
 		return
 	}
-	out, err := h.srv.Create(r.Context(), obj)
+	out, err := h.srv.CreateWith(r.Context(), obj, opts)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -284,7 +284,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.UpdateOptions
-	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
+	if err := h.writeOptions(r, &opts, false); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -312,7 +312,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 			return
 		}
 	}
-	out, err := h.srv.Update(r.Context(), obj)
+	out, err := h.srv.UpdateWith(r.Context(), obj, opts)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -322,7 +322,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 
 func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.DeleteOptions
-	if err := h.writeOptions(r, &opts, &opts.DryRun, true); err != nil {
+	if err := h.writeOptions(r, &opts, true); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -334,20 +334,24 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 	m, _ := meta.Accessor(obj)
 	m.SetNamespace(req.namespace)
 	m.SetName(req.name)
-	if p := opts.Preconditions; p != nil {
-		if p.UID != nil {
-			m.SetUID(*p.UID)
-		}
-		if p.ResourceVersion != nil {
-			m.SetResourceVersion(*p.ResourceVersion)
-		}
-	}
-	gone, err := h.srv.Delete(r.Context(), obj)
+	out, deleted, err := h.srv.DeleteWith(r.Context(), obj, opts)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	gm, _ := meta.Accessor(gone)
+	if !deleted {
+		// Kept by its finalizers: the object as now stored, with a 202
+		// when the client asked for cascading deletion the old way, as
+		// kube-apiserver answers.
+		code := http.StatusOK
+		//lint:ignore SA1019 orphanDependents is still served
+		if od := opts.OrphanDependents; od != nil && !*od {
+			code = http.StatusAccepted
+		}
+		h.writeObject(w, r, req, code, out)
+		return
+	}
+	gm, _ := meta.Accessor(out)
 	// As kube-apiserver's registry for a resource that does not return
 	// the deleted object: a Status naming it.
 	st := metav1.Status{
@@ -361,9 +365,9 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request, req request) {
 }
 
 // deleteCollection deletes the objects a list with the request's label
-// and field selectors would show, and answers them as a list, as
-// kube-apiserver does. DeleteOptions in the body are read (and a dry run
-// refused) but otherwise ignored, as a collection has no preconditions.
+// and field selectors would show, each as a delete with the body's
+// DeleteOptions would (preconditions apart, as a collection has none), and
+// answers them as a list, as kube-apiserver does.
 func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.ListOptions
 	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), v1, &opts); err != nil {
@@ -371,11 +375,11 @@ func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req r
 		return
 	}
 	var dopts metav1.DeleteOptions
-	if err := h.writeOptions(r, &dopts, &dopts.DryRun, true); err != nil {
+	if err := h.writeOptions(r, &dopts, true); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	list, err := h.srv.DeleteCollection(r.Context(), req.res.GVR, req.namespace, opts)
+	list, err := h.srv.DeleteCollectionWith(r.Context(), req.res.GVR, req.namespace, dopts, opts)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -385,9 +389,9 @@ func (h *handler) deleteCollection(w http.ResponseWriter, r *http.Request, req r
 }
 
 // writeOptions decodes a write's query parameters into opts and, with
-// body (deletes), the options body too; then refuses a dry run, which the
-// fake does not serve yet (dryRun is opts' DryRun field).
-func (h *handler) writeOptions(r *http.Request, opts runtime.Object, dryRun *[]string, body bool) error {
+// body (deletes), the options body too. The fake.Server's write methods
+// validate them.
+func (h *handler) writeOptions(r *http.Request, opts runtime.Object, body bool) error {
 	if err := scheme.ParameterCodec.DecodeParameters(r.URL.Query(), v1, opts); err != nil {
 		return apierrors.NewBadRequest(err.Error())
 	}
@@ -401,9 +405,6 @@ func (h *handler) writeOptions(r *http.Request, opts runtime.Object, dryRun *[]s
 				return err
 			}
 		}
-	}
-	if len(*dryRun) > 0 {
-		return errDryRun()
 	}
 	return nil
 }
@@ -424,10 +425,6 @@ func decodeOptions(r *http.Request, body []byte, into runtime.Object) error {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return nil
-}
-
-func errDryRun() error {
-	return apierrors.NewBadRequest("fakeapi: dryRun is not supported yet")
 }
 
 // matchNamespace fills in an object's empty namespace from the URL, and

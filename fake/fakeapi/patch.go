@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,7 +38,7 @@ func patchTypes(unstructured bool) []string {
 // resourceVersion it applies to (a 409 Conflict when that is stale).
 func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 	var opts metav1.PatchOptions
-	if err := h.writeOptions(r, &opts, &opts.DryRun, false); err != nil {
+	if err := h.writeOptions(r, &opts, false); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -47,13 +48,18 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 		h.writeError(w, r, errUnsupportedMediaType(accepted))
 		return
 	}
+	if errs := metavalidation.ValidatePatchOptions(&opts, types.PatchType(pt)); len(errs) > 0 {
+		h.writeError(w, r, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs))
+		return
+	}
+	uopts := metav1.UpdateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager}
 	body, err := readBody(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	for attempt := 1; ; attempt++ {
-		out, retry, err := h.patchOnce(r, req, types.PatchType(pt), body)
+		out, retry, err := h.patchOnce(r, req, types.PatchType(pt), body, uopts)
 		if retry && attempt < patchAttempts {
 			continue
 		}
@@ -68,7 +74,7 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 
 // patchOnce patches the current object; retry reports a conflict with a
 // concurrent write that another attempt may not meet.
-func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, patch []byte) (out runtime.Object, retry bool, err error) {
+func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, patch []byte, opts metav1.UpdateOptions) (out runtime.Object, retry bool, err error) {
 	cur, err := h.srv.Get(r.Context(), req.res.GVR, req.namespace, req.name)
 	if err != nil {
 		return nil, false, err
@@ -113,7 +119,7 @@ func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, pa
 	// retried. One that changes it names the version it applies to (a 409
 	// when that is stale); one that removes it updates unconditionally.
 	retryable := m.GetResourceVersion() == cm.GetResourceVersion()
-	out, err = h.srv.Update(r.Context(), obj)
+	out, err = h.srv.UpdateWith(r.Context(), obj, opts)
 	if err != nil {
 		return nil, retryable && apierrors.IsConflict(err), err
 	}

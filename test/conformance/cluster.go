@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -24,7 +25,10 @@ type Cluster interface {
 	// NewNamespace returns a namespace that no other caller gets, so specs
 	// sharing a cluster never see each other's objects.
 	NewNamespace(ctx context.Context) (string, error)
-	// DeleteNamespace removes a namespace made by NewNamespace.
+	// DeleteNamespace removes a namespace made by NewNamespace; again is
+	// no error. A real cluster runs no namespace controller: the namespace
+	// stays Terminating with its objects. The fake deletes them and then
+	// the namespace, as the controller would, unless finalizers hold some.
 	DeleteNamespace(ctx context.Context, namespace string) error
 
 	// CreateConfigMap, UpdateConfigMap, GetConfigMap and DeleteConfigMap are
@@ -34,6 +38,14 @@ type Cluster interface {
 	UpdateConfigMap(ctx context.Context, cm *corev1.ConfigMap) (*corev1.ConfigMap, error)
 	GetConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error)
 	DeleteConfigMap(ctx context.Context, namespace, name string, pre *metav1.Preconditions) error
+	// CreateConfigMapWith, UpdateConfigMapWith and PatchConfigMap are the
+	// writes with their options (dry run above all). DeleteConfigMapWith
+	// deletes with options and returns the object when the server keeps it
+	// (finalizers), nil when it is gone.
+	CreateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.CreateOptions) (*corev1.ConfigMap, error)
+	UpdateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.UpdateOptions) (*corev1.ConfigMap, error)
+	PatchConfigMap(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*corev1.ConfigMap, error)
+	DeleteConfigMapWith(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) (*corev1.ConfigMap, error)
 	// CreateSecret writes an object of a second resource type, to observe
 	// that resource versions are global rather than per type.
 	CreateSecret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
@@ -57,4 +69,5 @@ type Cluster interface {
 var (
 	_ Cluster = (*FakeCluster)(nil)
 	_ Cluster = (*RealCluster)(nil)
+	_ Cluster = (*FakeAPICluster)(nil)
 )

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
@@ -41,15 +43,43 @@ var _ = AfterSuite(func() {
 
 // fakeVariant runs every spec against a fresh fake.Server.
 var fakeVariant = variant{
-	name: "fake",
+	name:    "fake",
+	fake:    true,
+	cluster: func(SpecContext) Cluster { return NewFakeCluster(newFakeServer()) },
+}
+
+// fakeAPIVariant runs every spec against a fresh fake.Server served over
+// its REST API by fakeapi, through the clientset calls of the real
+// variant.
+var fakeAPIVariant = variant{
+	name: "fakeapi",
 	fake: true,
 	cluster: func(SpecContext) Cluster {
-		srv, err := fake.NewServer(FakeOptions())
+		srv := newFakeServer()
+		cfg, err := fakeapi.Serve(ctxFor(), srv, fakeapi.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		// Close watches a spec left open, so their goroutines end.
-		DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
-		return NewFakeCluster(srv)
+		c, err := NewFakeAPICluster(srv, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		return c
 	},
+}
+
+// newFakeServer is a fresh fake.Server of FakeOptions for the current
+// spec.
+func newFakeServer() *fake.Server {
+	GinkgoHelper()
+	srv, err := fake.NewServer(FakeOptions())
+	Expect(err).NotTo(HaveOccurred())
+	// Close watches a spec left open, so their goroutines end.
+	DeferCleanup(func() { srv.CloseWatches(fake.GVR{}) })
+	return srv
+}
+
+// ctxFor is a context that ends with the current spec.
+func ctxFor() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	DeferCleanup(cancel)
+	return ctx
 }
 
 // realVariant runs every spec against the shared apiserver.
@@ -64,6 +94,8 @@ var realVariant = variant{
 }
 
 var _ = Describe("fake", func() { registerSpecs(fakeVariant) })
+
+var _ = Describe("fakeapi", func() { registerSpecs(fakeAPIVariant) })
 
 var _ = Describe("kube-apiserver", func() { registerSpecs(realVariant) })
 
@@ -80,6 +112,8 @@ func registerSpecs(v variant) {
 	selectorSpecs(v, e)
 	errorSpecs(v, e)
 	writeSpecs(v, e)
+	finalizerSpecs(v, e)
+	dryRunSpecs(v, e)
 	shardSpecs(v, e)
 }
 

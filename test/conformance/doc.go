@@ -11,21 +11,27 @@
 // (objects leaving and entering a selector), 410 Expired after compaction
 // (exact lists, continue tokens, watches with and without a watch cache), and
 // the exact Status of errors (403, 404, 409 AlreadyExists and Conflict, 400
-// and 422 for bad options, 504 for a future RV).
+// and 422 for bad options, 504 for a future RV), and writes: finalizers
+// (a delete marks the object with deletionTimestamp, the update or patch
+// removing the last finalizer deletes it, no new finalizers on a deleting
+// object, propagationPolicy's orphan and foregroundDeletion finalizers, a
+// create in a terminating namespace), and dry runs of create, update,
+// patch and delete.
 //
 // # Usage
 //
 // Specs talk to a server only through the Cluster interface. NewFakeCluster
 // wraps a fake.Server built from FakeOptions (ConfigMaps and Secrets);
 // NewRealCluster wraps the admin and unprivileged rest.Configs of a real
-// apiserver. Run the suite with
+// apiserver; NewFakeAPICluster makes RealCluster's very requests to a
+// fake.Server served over REST by fake/fakeapi. Run the suite with
 //
 //	hack/build-apiserver.sh        # once; cached afterwards
 //	go test -race -count=1 ./test/conformance/... -ginkgo.v
 //	go test -race -count=1 -short ./test/conformance/...   # fake only
 //
-// Each spec is registered twice, under the "fake" and "kube-apiserver"
-// containers; compaction specs run under two fake containers (one with
+// Each spec is registered three times, under the "fake", "fakeapi" and
+// "kube-apiserver" containers; compaction specs run under two fake containers (one with
 // fake.WatchCacheOwnWindow, one with fake.WatchCacheDisabled) and two
 // kube-apiserver containers with a dedicated server compacting every second
 // (one with the watch cache, one without). The fake cluster is built with

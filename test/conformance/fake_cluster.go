@@ -3,15 +3,22 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 )
 
 var (
@@ -23,6 +30,9 @@ var (
 type FakeCluster struct {
 	// srv serves configmaps and secrets; never nil.
 	srv *fake.Server
+	// rest is a clientset on fakeapi's handler for srv, called in-process
+	// (no connection, no goroutine), for what only the REST API has.
+	rest kubernetes.Interface
 	// namespaces counts NewNamespace calls, to make unique names.
 	namespaces atomic.Int64
 }
@@ -30,7 +40,19 @@ type FakeCluster struct {
 // NewFakeCluster returns a Cluster over srv, which must serve ConfigMaps
 // and Secrets (see FakeOptions).
 func NewFakeCluster(srv *fake.Server) *FakeCluster {
-	return &FakeCluster{srv: srv}
+	h := fakeapi.Handler(srv, fakeapi.Options{})
+	cfg := &rest.Config{Host: "http://fakeapi.in-process", Transport: handlerTransport{h}}
+	return &FakeCluster{srv: srv, rest: kubernetes.NewForConfigOrDie(cfg)}
+}
+
+// handlerTransport answers a request by calling its handler in the
+// caller's goroutine; enough for requests whose answer is not a stream.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, req)
+	return rec.Result(), nil
 }
 
 // FakeOptions are fake.Options with the resources a FakeCluster needs
@@ -63,9 +85,14 @@ func (c *FakeCluster) NewNamespace(ctx context.Context) (string, error) {
 	return ns, c.srv.CreateNamespace(ctx, ns)
 }
 
-// DeleteNamespace implements Cluster; it is a no-op (the fake cannot delete
-// namespaces, and every spec gets a fresh server anyway).
-func (c *FakeCluster) DeleteNamespace(context.Context, string) error { return nil }
+// DeleteNamespace implements Cluster with fake.Server.DeleteNamespace; a
+// namespace already gone is no error.
+func (c *FakeCluster) DeleteNamespace(ctx context.Context, namespace string) error {
+	if err := c.srv.DeleteNamespace(ctx, namespace); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
 
 // CreateConfigMap implements Cluster.
 func (c *FakeCluster) CreateConfigMap(ctx context.Context, cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
@@ -106,6 +133,39 @@ func (c *FakeCluster) DeleteConfigMap(ctx context.Context, namespace, name strin
 	}
 	_, err := c.srv.Delete(ctx, cm)
 	return err
+}
+
+// CreateConfigMapWith implements Cluster.
+func (c *FakeCluster) CreateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.CreateOptions) (*corev1.ConfigMap, error) {
+	obj, err := c.srv.CreateWith(ctx, cm, opts)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.ConfigMap), nil
+}
+
+// UpdateConfigMapWith implements Cluster.
+func (c *FakeCluster) UpdateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.UpdateOptions) (*corev1.ConfigMap, error) {
+	obj, err := c.srv.UpdateWith(ctx, cm, opts)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.ConfigMap), nil
+}
+
+// PatchConfigMap implements Cluster. The fake.Server has no patch of its
+// own: patches are fakeapi's, served in-process by its handler.
+func (c *FakeCluster) PatchConfigMap(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*corev1.ConfigMap, error) {
+	return c.rest.CoreV1().ConfigMaps(namespace).Patch(ctx, name, pt, data, opts)
+}
+
+// DeleteConfigMapWith implements Cluster.
+func (c *FakeCluster) DeleteConfigMapWith(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) (*corev1.ConfigMap, error) {
+	obj, deleted, err := c.srv.DeleteWith(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}, opts)
+	if err != nil || deleted {
+		return nil, err
+	}
+	return obj.(*corev1.ConfigMap), nil
 }
 
 // CreateSecret implements Cluster.

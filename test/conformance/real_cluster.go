@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -79,9 +80,14 @@ func (c *RealCluster) NewNamespace(ctx context.Context) (string, error) {
 }
 
 // DeleteNamespace implements Cluster. No namespace controller runs, so the
-// namespace stays Terminating, which is harmless.
+// namespace stays Terminating, which is harmless; deleting it again (a
+// 409 Conflict while it terminates) is no error.
 func (c *RealCluster) DeleteNamespace(ctx context.Context, namespace string) error {
-	return c.admin.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+	err := c.admin.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{})
+	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }
 
 // CreateConfigMap implements Cluster.
@@ -102,6 +108,39 @@ func (c *RealCluster) GetConfigMap(ctx context.Context, namespace, name string) 
 // DeleteConfigMap implements Cluster.
 func (c *RealCluster) DeleteConfigMap(ctx context.Context, namespace, name string, pre *metav1.Preconditions) error {
 	return c.admin.CoreV1().ConfigMaps(namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: pre})
+}
+
+// CreateConfigMapWith implements Cluster.
+func (c *RealCluster) CreateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.CreateOptions) (*corev1.ConfigMap, error) {
+	return c.admin.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, opts)
+}
+
+// UpdateConfigMapWith implements Cluster.
+func (c *RealCluster) UpdateConfigMapWith(ctx context.Context, cm *corev1.ConfigMap, opts metav1.UpdateOptions) (*corev1.ConfigMap, error) {
+	return c.admin.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, opts)
+}
+
+// PatchConfigMap implements Cluster.
+func (c *RealCluster) PatchConfigMap(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*corev1.ConfigMap, error) {
+	return c.admin.CoreV1().ConfigMaps(namespace).Patch(ctx, name, pt, data, opts)
+}
+
+// DeleteConfigMapWith implements Cluster with the REST client, as the
+// typed client drops the answer: a Status when the object is gone, the
+// object when the server keeps it.
+func (c *RealCluster) DeleteConfigMapWith(ctx context.Context, namespace, name string, opts metav1.DeleteOptions) (*corev1.ConfigMap, error) {
+	obj, err := c.admin.CoreV1().RESTClient().Delete().Namespace(namespace).Resource("configmaps").Name(name).
+		Body(&opts).Do(ctx).Get()
+	if err != nil {
+		return nil, err
+	}
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		return o, nil
+	case *metav1.Status:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("conformance: delete answered a %T", obj)
 }
 
 // CreateSecret implements Cluster.
