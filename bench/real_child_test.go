@@ -80,7 +80,7 @@ type realResult struct {
 	Stats          map[string]float64
 	// Steady is what the reads after the sync measured (with Refs).
 	Steady *realSteadyResult `json:",omitempty"`
-	Err            string
+	Err    string
 }
 
 // realChildMain runs the job named by realJobEnv, if set, and returns
