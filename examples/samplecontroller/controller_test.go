@@ -2,35 +2,26 @@ package samplecontroller
 
 import (
 	"context"
-	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	k8sfake "k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/util/retry"
 
 	cgcontroller "github.com/listwatch/listwatch/examples/samplecontroller/clientgo"
 	lwcontroller "github.com/listwatch/listwatch/examples/samplecontroller/listwatch"
+	"github.com/listwatch/listwatch/fake"
+	"github.com/listwatch/listwatch/fake/fakeapi"
 	"github.com/listwatch/listwatch/internal/testing/testapiserver"
 )
 
@@ -98,90 +89,33 @@ var backends = []struct {
 		// written meanwhile is missed.
 		return c, ns.Name, func(context.Context) {}
 	}},
-	{"fake clientset", func(context.Context) (kubernetes.Interface, string, func(context.Context)) {
-		c, watching := fakeClientset()
-		return c, "sample", func(ctx context.Context) {
-			GinkgoHelper()
-			// The fake's watches start now, not at the list's resource
-			// version: a write between an informer's list and its watch
-			// would be missed for good (client-go's fake clientset, for
-			// either library). Write only once both watches are open.
-			for _, r := range []string{"configmaps", "deployments"} {
-				Eventually(watching(r)).WithContext(ctx).Should(BeClosed())
-			}
-		}
+	{"fake apiserver", func(ctx context.Context) (kubernetes.Interface, string, func(context.Context)) {
+		_, c := fakeAPIServer(ctx)
+		// The in-memory apiserver's watches start at the list's resource
+		// version, as a real one's: nothing written meanwhile is missed.
+		return c, "sample", func(context.Context) {}
 	}},
 }
 
-// fakeClientset is client-go's fake clientset that, as an apiserver does,
-// gives each created object a UID and each write a new resource version,
-// refusing an update whose resource version is not the stored one:
-// its own tracker sets neither, and the controller, as sample-controller,
-// takes an update without a new resource version for a resync (and
-// ignores it), while the specs tell a Deployment put back from the
-// deleted one by its UID.
-//
-// watching returns a channel closed once a watch of the resource is open.
-func fakeClientset() (c *k8sfake.Clientset, watching func(resource string) <-chan struct{}) {
-	c = k8sfake.NewClientset()
-	var mu sync.Mutex
-	opened := map[string]chan struct{}{}
-	chanOf := func(resource string) chan struct{} {
-		mu.Lock()
-		defer mu.Unlock()
-		ch, ok := opened[resource]
-		if !ok {
-			ch = make(chan struct{})
-			opened[resource] = ch
-		}
-		return ch
-	}
-	var once sync.Map
-	c.PrependWatchReactor("*", func(action k8stesting.Action) (bool, watch.Interface, error) {
-		var opts metav1.ListOptions
-		if w, ok := action.(k8stesting.WatchActionImpl); ok {
-			opts = w.ListOptions
-		}
-		w, err := c.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
-		if err != nil {
-			return true, nil, err
-		}
-		resource := action.GetResource().Resource
-		if _, done := once.LoadOrStore(resource, true); !done {
-			close(chanOf(resource))
-		}
-		return true, w, nil
-	})
-	var rv atomic.Int64
-	c.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		verb := action.GetVerb()
-		write, ok := action.(k8stesting.CreateAction) // an UpdateAction too: the same method
-		if !ok || (verb != "create" && verb != "update") {
-			return false, nil, nil
-		}
-		m, err := meta.Accessor(write.GetObject())
-		if err != nil {
-			return false, nil, nil
-		}
-		if verb == "create" {
-			m.SetUID(types.UID(uuid.NewUUID()))
-		} else if m.GetResourceVersion() != "" {
-			// Optimistic concurrency, as an apiserver: an update from a
-			// stale copy (a lister behind the spec's own write) is a
-			// conflict, not a lost update.
-			stored, err := c.Tracker().Get(action.GetResource(), action.GetNamespace(), m.GetName())
-			if err != nil {
-				return false, nil, nil // the tracker answers
-			}
-			if sm, err := meta.Accessor(stored); err == nil && sm.GetResourceVersion() != m.GetResourceVersion() {
-				return true, nil, apierrors.NewConflict(action.GetResource().GroupResource(), m.GetName(),
-					fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
-			}
-		}
-		m.SetResourceVersion(strconv.FormatInt(rv.Add(1), 10))
-		return false, nil, nil // the tracker stores it
-	})
-	return c, func(resource string) <-chan struct{} { return chanOf(resource) }
+// deployments is apps/v1 Deployments for the fake apiserver (its status
+// subresource served, as for every typed resource with a Status).
+var deploymentsResource = fake.Resource{GVR: appsv1.SchemeGroupVersion.WithResource("deployments"), Kind: "Deployment", Namespaced: true}
+
+// fakeAPIServer is listwatch's in-memory apiserver with ConfigMaps and
+// Deployments, served over the REST API (fake/fakeapi) until the spec
+// ends, and a clientset on it: UIDs, resource versions, conflicts, the
+// status subresource and watches from a resource version as
+// kube-apiserver gives them, with no reactors to write.
+func fakeAPIServer(ctx context.Context) (*fake.Server, kubernetes.Interface) {
+	GinkgoHelper()
+	srv, err := fake.NewServer(fake.Options{Resources: []fake.Resource{fake.ConfigMaps(), deploymentsResource}})
+	Expect(err).NotTo(HaveOccurred())
+	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	cfg, err := fakeapi.Serve(serveCtx, srv, fakeapi.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	cfg.QPS = -1
+	return srv, kubernetes.NewForConfigOrDie(cfg)
 }
 
 var _ = Describe("the sample controller", func() {
@@ -195,7 +129,48 @@ var _ = Describe("the sample controller", func() {
 			})
 		}
 	}
+	for _, v := range variants {
+		It("converges through faults a fake clientset cannot express, with "+v.name, func(ctx SpecContext) {
+			srv, c := fakeAPIServer(ctx)
+			start(ctx, v.new, c, "sample", v.informerPkg)
+			faultSpecs(ctx, srv, c, "sample")
+		})
+	}
 })
+
+// faultSpecs makes the server refuse the controller's first creates, then
+// compacts its history and closes every watch so that the informers'
+// next watch is 410 Expired and they relist, and checks that the app
+// still gets its Deployment and follows an edit.
+func faultSpecs(ctx context.Context, srv *fake.Server, c kubernetes.Interface, ns string) {
+	GinkgoHelper()
+	const timeout = 30 * time.Second
+	cms, deployments := c.CoreV1().ConfigMaps(ns), c.AppsV1().Deployments(ns)
+
+	By("refusing the Deployment's first three creates with 500")
+	Expect(srv.FailNext(fake.Failure{Resource: deploymentsResource.GVR, Verbs: fake.VerbCreate, Times: 3, Kind: fake.InternalError})).To(Succeed())
+	_, err := cms.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Labels: map[string]string{cgcontroller.AppLabel: "true"}},
+		Data:       map[string]string{cgcontroller.KeyDeployment: "web", cgcontroller.KeyReplicas: "2", cgcontroller.KeyImage: "nginx:1"},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	deployment := func() (*appsv1.Deployment, error) { return deployments.Get(ctx, "web", metav1.GetOptions{}) }
+	Eventually(deployment).WithTimeout(timeout).Should(HaveField("Spec.Replicas", HaveValue(BeEquivalentTo(2))))
+
+	By("compacting the history and closing every watch: the informers relist")
+	Expect(srv.Compact(srv.ResourceVersion())).To(Succeed())
+	srv.CloseWatches(schema.GroupVersionResource{})
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm, err := cms.Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cm.Data[cgcontroller.KeyReplicas] = "4"
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+		return err
+	})).To(Succeed())
+	Eventually(deployment).WithTimeout(timeout).Should(HaveField("Spec.Replicas", HaveValue(BeEquivalentTo(4))))
+}
 
 // start runs the controller until the spec ends, and checks whose
 // informers its factory hands out.

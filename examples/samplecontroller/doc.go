@@ -27,9 +27,17 @@
 //
 // The Ginkgo suite runs the same specs on both copies, against a real
 // kube-apiserver (internal/testing/testapiserver; skipped under -short) and against
-// client-go's fake clientset: the Deployment is created, follows an edit of
-// the ConfigMap, is put back when deleted, and its status reaches the
-// ConfigMap. The fake clientset is given UIDs and resource versions, as
-// an apiserver would: the controller, as sample-controller, skips updates
-// that bring no new resource version.
+// listwatch's in-memory apiserver served over REST (fake/fakeapi), in
+// place of client-go's fake clientset: the Deployment is created, follows
+// an edit of the ConfigMap, is put back when deleted, and its status
+// reaches the ConfigMap. The fake apiserver gives UIDs, resource
+// versions, conflicts, the status subresource and watches from a resource
+// version as kube-apiserver does, where the fake clientset needed
+// reactors for each (and a wait for its watches to open, since they
+// start at the call, not at the list's resource version). One more spec
+// is what no fake clientset can express: the server refuses the
+// controller's first three creates with 500s, then compacts its history
+// and closes every watch, so that the informers' next watch is 410
+// Expired and they relist; the app still gets its Deployment and follows
+// an edit.
 package samplecontroller
