@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // maxFrame is the largest watch frame accepted, client-go's limit.
@@ -61,36 +63,35 @@ func grow(buf []byte, n int) []byte {
 }
 
 // jsonFrames reads a stream of JSON objects (kube-apiserver writes one per
-// line, but nothing here relies on the newlines). It finds where each
-// object ends by counting brackets outside strings, resuming where it
-// stopped when an object spans reads; the envelope parser and the typed
-// decoder validate the frame afterwards.
+// line, but nothing here relies on the newlines). A [jsonwire.Scanner]
+// finds where each object ends, resuming where it stopped when an object
+// spans reads; the envelope parser and the typed decoder validate the
+// frame afterwards.
 type jsonFrames struct {
 	r          io.Reader
 	buf        []byte // buf[start:end] is read and not yet returned
 	start, end int
 
-	// scan state of the frame at buf[start:], up to buf[start+pos]
-	pos            int
-	depth          int
-	inStr, escaped bool
+	// the frame at buf[start:] is scanned up to buf[start+pos]
+	pos  int
+	scan jsonwire.Scanner
 }
 
 func (f *jsonFrames) next(out []byte) ([]byte, error) {
 	for {
-		if n, err := f.scan(); err != nil {
+		if n, err := f.frame(); err != nil {
 			return nil, err
 		} else if n > 0 {
 			out = append(out[:0], f.buf[f.start:f.start+n]...)
 			f.start += n
-			f.pos, f.depth, f.inStr, f.escaped = 0, 0, false, false
+			f.pos = 0
 			return out, nil
 		}
 		if f.end-f.start >= maxFrame {
 			return nil, errFrameTooLarge
 		}
 		if err := f.fill(); err != nil {
-			if err == io.EOF && f.depth > 0 {
+			if err == io.EOF && f.pos > 0 {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
@@ -100,7 +101,7 @@ func (f *jsonFrames) next(out []byte) ([]byte, error) {
 
 func (f *jsonFrames) pending() bool {
 	for _, c := range f.buf[f.start:f.end] {
-		if !isSpace(c) {
+		if !jsonwire.IsSpace(c) {
 			return true
 		}
 	}
@@ -135,52 +136,28 @@ func (f *jsonFrames) fill() error {
 	return err
 }
 
-// scan continues scanning the frame at buf[start:end]; it returns the
+// frame continues scanning the frame at buf[start:end]; it returns the
 // frame's length once the object is complete, or 0 if more input is
 // needed. Spaces between frames are dropped.
-func (f *jsonFrames) scan() (int, error) {
+func (f *jsonFrames) frame() (int, error) {
 	b := f.buf[f.start:f.end]
-	i := f.pos
-	if f.depth == 0 {
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
+	if f.pos == 0 {
+		i := jsonwire.SkipSpace(b, 0)
 		f.start += i
-		b, i = b[i:], 0
-		if len(b) == 0 {
-			f.pos = 0
+		if b = b[i:]; len(b) == 0 {
 			return 0, nil
 		}
 		if b[0] != '{' {
 			return 0, fmt.Errorf("invalid character %q looking for the beginning of a JSON watch event", b[0])
 		}
-		f.depth, i = 1, 1
 	}
-	for ; i < len(b); i++ {
-		c := b[i]
-		if f.inStr {
-			switch {
-			case f.escaped:
-				f.escaped = false
-			case c == '\\':
-				f.escaped = true
-			case c == '"':
-				f.inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			f.inStr = true
-		case '{', '[':
-			f.depth++
-		case '}', ']':
-			f.depth--
-			if f.depth == 0 {
-				return i + 1, nil
-			}
-		}
+	n, err := f.scan.Scan(b[f.pos:])
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("malformed JSON watch event: %w", err)
+	case n < 0:
+		f.pos = len(b)
+		return 0, nil
 	}
-	f.pos = i
-	return 0, nil
+	return f.pos + n, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // Decoding JSON into typed Go values without reflection per value: a
@@ -118,10 +120,10 @@ func unmarshalInterned(data []byte, v any, in *interning) (walked bool, _ error)
 	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
 		if c := jsonCodecOf(t.Elem()); c.kind != jkByKJSON {
 			p := reflect.ValueOf(v).UnsafePointer()
-			if i := skipSpace(data, 0); i < len(data) && p != nil {
+			if i := jsonwire.SkipSpace(data, 0); i < len(data) && p != nil {
 				d := jsonDecoder{b: data, in: in}
 				end, err := c.decode(&d, i, p, 0)
-				if err == nil && skipSpace(data, end) == len(data) {
+				if err == nil && jsonwire.SkipSpace(data, end) == len(data) {
 					return in != nil && !d.byKJSON, nil
 				}
 			}
@@ -433,7 +435,7 @@ func plainString(b []byte, i int) (raw []byte, end int, ok bool) {
 	if b[i] != '"' {
 		return nil, 0, false
 	}
-	end, escaped, err := skipString(b, i)
+	end, escaped, err := jsonwire.SkipString(b, i)
 	if err != nil || escaped {
 		return nil, 0, false
 	}
@@ -489,24 +491,18 @@ func (d *jsonDecoder) str(i int) (_ string, end int, ok bool) {
 	if b[i] != '"' {
 		return "", 0, false
 	}
-	end, escaped, err := skipString(b, i)
+	end, _, err := jsonwire.SkipString(b, i)
 	if err != nil {
 		return "", 0, false
 	}
-	if raw := b[i+1 : end-1]; !escaped && validUTF8(raw) {
-		return d.intern(raw), end, true
-	}
-	var s string // escapes, or invalid UTF-8 (replaced)
-	if kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], &s) != nil {
+	s, _, err := jsonwire.Unquote(b[i:end])
+	if err != nil {
 		return "", 0, false
 	}
-	if d.in != nil && s != "" && len(s) <= MaxInternedLen {
-		s = d.in.String(s)
-	}
-	return s, end, true
+	return d.intern(s), end, true
 }
 
-// intern returns the string of raw (valid UTF-8), interned if d interns
+// intern returns the string of raw, interned if d interns
 // (as the walker does: what is not empty and at most MaxInternedLen).
 func (d *jsonDecoder) intern(raw []byte) string {
 	if d.in != nil && len(raw) > 0 && len(raw) <= MaxInternedLen {
@@ -558,34 +554,15 @@ func (c *jsonCodec) integer(b []byte, i int, p unsafe.Pointer) (int, error) {
 // b[i], returning the index after it; fn returns the index after the
 // element.
 func elements(b []byte, i int, fn func(i int) (int, error)) (int, error) {
-	return entries(b, i, '[', ']', fn)
-}
-
-// entries walks the array or object opened by open at b[i]: fn reads each
-// entry from its start and returns the index after it.
-func entries(b []byte, i int, open, close byte, fn func(i int) (int, error)) (int, error) {
-	if b[i] != open {
-		return 0, errNotPlain
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == close {
-		return i + 1, nil
-	}
-	for i < len(b) {
-		end, err := fn(i)
-		if err != nil {
-			return 0, err
-		}
-		if i = skipSpace(b, end); i >= len(b) {
-			break
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case close:
-			return i + 1, nil
-		default:
-			return 0, errNotPlain
+	e, i, err := jsonwire.Open(b, i, '[')
+	for err == nil {
+		var more bool
+		if i, more, err = e.Next(b, i); err == nil && !more {
+			return i, nil
+		} else if err == nil {
+			if i, err = fn(i); err != nil {
+				return 0, err
+			}
 		}
 	}
 	return 0, errNotPlain
@@ -603,7 +580,8 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	n := 0
 	if _, err := elements(b, i, func(i int) (int, error) {
 		n++
-		return skipValue(b, i)
+		end, _, err := jsonwire.SkipValue(b, i)
+		return end, err
 	}); err != nil {
 		return 0, errNotPlain
 	}
@@ -627,19 +605,18 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 // member of the JSON object at b[i], returning the index after it; fn
 // returns the index after the value. A key with escapes stops it.
 func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, error) {
-	return entries(b, i, '{', '}', func(i int) (int, error) {
-		key, end, ok := plainString(b, i)
-		if !ok {
-			return 0, errNotPlain
+	e, i, err := jsonwire.Open(b, i, '{')
+	for err == nil && !e.Escaped {
+		var more bool
+		if i, more, err = e.Next(b, i); err == nil && !more {
+			return i, nil
+		} else if err == nil && !e.Escaped {
+			if i, err = fn(e.Key, i); err != nil {
+				return 0, err
+			}
 		}
-		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return 0, errNotPlain
-		}
-		if i = skipSpace(b, i+1); i >= len(b) {
-			return 0, errNotPlain
-		}
-		return fn(key, i)
-	})
+	}
+	return 0, errNotPlain
 }
 
 // object decodes an object (at depth) into the struct at p: each member
@@ -680,7 +657,7 @@ func (c *jsonCodec) stringMap(d *jsonDecoder, i int, p unsafe.Pointer, depth int
 	}
 	m := map[string]string{}
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !validUTF8(key) {
+		if !jsonwire.ValidUTF8(key) {
 			return 0, errNotPlain
 		}
 		if hasLiteral(b, i, "null") {
@@ -710,7 +687,7 @@ func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	m := reflect.MakeMap(c.typ)
 	elem := reflect.New(c.elem.typ).Elem()
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !validUTF8(key) {
+		if !jsonwire.ValidUTF8(key) {
 			return 0, errNotPlain
 		}
 		elem.SetZero()
@@ -733,7 +710,7 @@ func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 // input before decoding it.
 func validValue(b []byte, i, depth int) (int, error) {
 	if b[i] == '"' {
-		if end, escaped, err := skipString(b, i); err == nil && !escaped {
+		if end, escaped, err := jsonwire.SkipString(b, i); err == nil && !escaped {
 			return end, nil // no control characters, no escapes to check
 		}
 	}
@@ -749,7 +726,7 @@ func validValue(b []byte, i, depth int) (int, error) {
 // maxJSONDepth (checked on its own, as kjson checks a value handed to it,
 // a deeper one would pass).
 func valueSpan(b []byte, i, depth int) (int, error) {
-	end, nested, err := skipValueDepth(b, i)
+	end, nested, err := jsonwire.SkipValue(b, i)
 	if err != nil || depth+nested > maxJSONDepth {
 		return 0, errNotPlain
 	}

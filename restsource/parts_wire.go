@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
@@ -156,7 +157,7 @@ type memberCuts struct {
 func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 	var seen fieldSet
 	c.nums, c.vals, c.kept = c.nums[:0], c.vals[:0], c.kept[:0]
-	err := eachMemberAt(obj, func(key []byte, keyStart, valStart, valEnd int) error {
+	err := jsonwire.EachMember(obj, func(key []byte, keyStart, valStart, valEnd int) error {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return errFound
 		}
