@@ -129,7 +129,7 @@ func jsonSharedOwnerRefs(v []byte, in *interning) ([]metav1.OwnerReference, bool
 // jsonSharedMap is jsonInternedMap, with Options.ShareRepeated shared by
 // the maps encoded alike (at site).
 func jsonSharedMap(v []byte, in *interning, site partSite) (map[string]string, bool) {
-	if !in.shareParts || string(v) == "null" {
+	if in.policy&sharesParts == 0 || string(v) == "null" {
 		return jsonInternedMap(v, in)
 	}
 	m, err := sharePart(&in.Interner.parts, jsonSite(site), v, func(v []byte) (map[string]string, error) {
@@ -210,7 +210,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 			which = 4
 			m.finalizers, vok = jsonInternedList(v, in)
 		case "ownerReferences":
-			if !in.shareParts || string(v) == "null" {
+			if in.policy&sharesParts == 0 || string(v) == "null" {
 				kept = append(kept, [2]int{keyStart, valEnd})
 				return nil
 			}

@@ -113,7 +113,7 @@ func TestJSONInternedMetadataDifferential(t *testing.T) {
 // typed decoder never sees them) and the strings are the Interner's (from
 // their second sighting on: the first cut only introduces them).
 func TestJSONMetadataCutInterned(t *testing.T) {
-	in := &interning{Interner: NewInterner(0), metaDone: true}
+	in := newPass(NewInterner(0), 0, doneMetaStrings)
 	p := corpusPods(1, 3)[0]
 	p.Finalizers = []string{"example.com/f"}
 	obj := podJSON(t, p)

@@ -107,24 +107,13 @@ func (e *Entries) Next(b []byte, i int) (_ int, more bool, _ error) {
 // and the index of the key's opening quote. It stops at fn's first error.
 // Keys are as [Entries] gives them.
 func EachMember(b []byte, fn func(key []byte, keyStart, valStart, valEnd int) error) error {
-	e, i, err := Open(b, SkipSpace(b, 0), '{')
-	for err == nil {
-		var more bool
-		if i, more, err = e.Next(b, i); err != nil || !more {
-			break
-		}
-		start := i
-		if i, _, err = SkipValue(b, start); err == nil {
-			err = fn(e.Key, e.KeyStart, start, i)
-		}
+	i, err := eachSpan(b, SkipSpace(b, 0), '{', func(e *Entries, start, end int) error {
+		return fn(e.Key, e.KeyStart, start, end)
+	})
+	if err == nil && SkipSpace(b, i) != len(b) {
+		err = fmt.Errorf("invalid character %q after the top-level JSON object", b[SkipSpace(b, i)])
 	}
-	if err != nil {
-		return err
-	}
-	if i = SkipSpace(b, i); i != len(b) {
-		return fmt.Errorf("invalid character %q after the top-level JSON object", b[i])
-	}
-	return nil
+	return err
 }
 
 // ErrNotArray is returned for a value that is not the array expected.
@@ -139,21 +128,30 @@ func AppendElements(out [][]byte, v []byte) ([][]byte, error) {
 	if len(v) == 0 || v[0] != '[' {
 		return nil, ErrNotArray
 	}
-	e, i, err := Open(v, 0, '[')
-	for err == nil {
-		var more bool
-		if i, more, err = e.Next(v, i); err != nil || !more {
-			break
-		}
-		start := i
-		if i, _, err = SkipValue(v, start); err == nil {
-			out = append(out, v[start:i])
-		}
-	}
-	if err != nil {
+	if _, err := eachSpan(v, 0, '[', func(_ *Entries, start, end int) error {
+		out = append(out, v[start:end])
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// eachSpan calls fn with the span of each value in the object or array at
+// b[i], returning the index after it.
+func eachSpan(b []byte, i int, open byte, fn func(e *Entries, start, end int) error) (int, error) {
+	e, i, err := Open(b, i, open)
+	for err == nil {
+		var more bool
+		if i, more, err = e.Next(b, i); err != nil || !more {
+			break
+		}
+		start := i
+		if i, _, err = SkipValue(b, start); err == nil {
+			err = fn(&e, start, i)
+		}
+	}
+	return i, err
 }
 
 // NoMemberNamed reports whether rest, the bytes after a member's value,
