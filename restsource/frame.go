@@ -63,101 +63,34 @@ func grow(buf []byte, n int) []byte {
 }
 
 // jsonFrames reads a stream of JSON objects (kube-apiserver writes one per
-// line, but nothing here relies on the newlines). A [jsonwire.Scanner]
-// finds where each object ends, resuming where it stopped when an object
-// spans reads; the envelope parser and the typed decoder validate the
-// frame afterwards.
-type jsonFrames struct {
-	r          io.Reader
-	buf        []byte // buf[start:end] is read and not yet returned
-	start, end int
+// line, but nothing here relies on the newlines): each is a value of the
+// jsonReader, scanned as it arrives; the envelope parser and the typed
+// decoder validate the frame afterwards.
+type jsonFrames struct{ jsonReader }
 
-	// the frame at buf[start:] is scanned up to buf[start+pos]
-	pos  int
-	scan jsonwire.Scanner
+func newJSONFrames(r io.Reader) *jsonFrames {
+	return &jsonFrames{jsonReader{r: r, max: maxFrame}}
 }
 
 func (f *jsonFrames) next(out []byte) ([]byte, error) {
-	for {
-		if n, err := f.frame(); err != nil {
-			return nil, err
-		} else if n > 0 {
-			out = append(out[:0], f.buf[f.start:f.start+n]...)
-			f.start += n
-			f.pos = 0
-			return out, nil
-		}
-		if f.end-f.start >= maxFrame {
-			return nil, errFrameTooLarge
-		}
-		if err := f.fill(); err != nil {
-			if err == io.EOF && f.pos > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
+	if c, err := f.peek(); err != nil {
+		return nil, err
+	} else if c != '{' {
+		return nil, fmt.Errorf("invalid character %q looking for the beginning of a JSON watch event", c)
 	}
+	v, err := f.value()
+	if err != nil {
+		return nil, err
+	}
+	return append(out[:0], v...), nil
 }
 
 func (f *jsonFrames) pending() bool {
-	for _, c := range f.buf[f.start:f.end] {
+	for _, c := range f.buf[f.pos:] {
 		if !jsonwire.IsSpace(c) {
 			return true
 		}
 	}
 	br, ok := f.r.(*bufio.Reader)
 	return ok && br.Buffered() > 0
-}
-
-// fill reads more input, moving the unreturned bytes to the front or
-// growing the buffer first if it is full.
-func (f *jsonFrames) fill() error {
-	if f.buf == nil {
-		f.buf = make([]byte, 32<<10)
-	}
-	if f.end == len(f.buf) {
-		if f.start > 0 {
-			f.end = copy(f.buf, f.buf[f.start:f.end])
-			f.start = 0
-		} else {
-			nb := make([]byte, 2*len(f.buf))
-			copy(nb, f.buf[:f.end])
-			f.buf = nb
-		}
-	}
-	n, err := f.r.Read(f.buf[f.end:])
-	f.end += n
-	if n > 0 {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	return err
-}
-
-// frame continues scanning the frame at buf[start:end]; it returns the
-// frame's length once the object is complete, or 0 if more input is
-// needed. Spaces between frames are dropped.
-func (f *jsonFrames) frame() (int, error) {
-	b := f.buf[f.start:f.end]
-	if f.pos == 0 {
-		i := jsonwire.SkipSpace(b, 0)
-		f.start += i
-		if b = b[i:]; len(b) == 0 {
-			return 0, nil
-		}
-		if b[0] != '{' {
-			return 0, fmt.Errorf("invalid character %q looking for the beginning of a JSON watch event", b[0])
-		}
-	}
-	n, err := f.scan.Scan(b[f.pos:])
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("malformed JSON watch event: %w", err)
-	case n < 0:
-		f.pos = len(b)
-		return 0, nil
-	}
-	return f.pos + n, nil
 }

@@ -3,6 +3,7 @@ package restsource
 import (
 	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
@@ -89,21 +90,15 @@ func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
 	if string(v) == "null" {
 		return nil, true
 	}
-	if len(v) == 0 || v[0] != '{' {
-		return nil, false
-	}
 	m := map[string]string{}
-	ok = true
 	err := eachMember(v, func(key, val []byte) error {
-		s, vok := jsonInternedString(val, in)
-		if !vok || !jsonwire.ValidUTF8(key) {
-			ok = false
-			return errFound
+		if s, ok := jsonInternedString(val, in); ok && utf8.Valid(key) {
+			m[in.bytes(key)] = s
+			return nil
 		}
-		m[in.bytes(key)] = s
-		return nil
+		return errFound
 	})
-	return m, ok && err == nil
+	return m, err == nil
 }
 
 // Sites of the metadata's maps and owner references, shared with

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -550,24 +551,6 @@ func (c *jsonCodec) integer(b []byte, i int, p unsafe.Pointer) (int, error) {
 	return i, nil
 }
 
-// elements calls fn with the start of each element of the JSON array at
-// b[i], returning the index after it; fn returns the index after the
-// element.
-func elements(b []byte, i int, fn func(i int) (int, error)) (int, error) {
-	e, i, err := jsonwire.Open(b, i, '[')
-	for err == nil {
-		var more bool
-		if i, more, err = e.Next(b, i); err == nil && !more {
-			return i, nil
-		} else if err == nil {
-			if i, err = fn(i); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return 0, errNotPlain
-}
-
 // slice decodes an array (at depth) into a new slice of exactly its
 // length: the elements are counted first (a skip over the array, about a
 // tenth of a pod's decoding), which spares growing a slice by doubling and
@@ -578,7 +561,7 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 		return 0, errNotPlain
 	}
 	n := 0
-	if _, err := elements(b, i, func(i int) (int, error) {
+	if _, err := jsonwire.Each(b, i, '[', func(_ *jsonwire.Entries, i int) (int, error) {
 		n++
 		end, _, err := jsonwire.SkipValue(b, i)
 		return end, err
@@ -587,7 +570,7 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	}
 	s := reflect.MakeSlice(c.typ, n, n)
 	data, size, k := s.UnsafePointer(), c.elem.typ.Size(), 0
-	end, err := elements(b, i, func(i int) (int, error) {
+	end, err := jsonwire.Each(b, i, '[', func(_ *jsonwire.Entries, i int) (int, error) {
 		if k == n {
 			return 0, errNotPlain
 		}
@@ -602,21 +585,15 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 }
 
 // members calls fn with the key and the start of the value of each
-// member of the JSON object at b[i], returning the index after it; fn
-// returns the index after the value. A key with escapes stops it.
+// member of the JSON object at b[i] ([jsonwire.Each]). A key with escapes
+// stops it.
 func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, error) {
-	e, i, err := jsonwire.Open(b, i, '{')
-	for err == nil && !e.Escaped {
-		var more bool
-		if i, more, err = e.Next(b, i); err == nil && !more {
-			return i, nil
-		} else if err == nil && !e.Escaped {
-			if i, err = fn(e.Key, i); err != nil {
-				return 0, err
-			}
+	return jsonwire.Each(b, i, '{', func(e *jsonwire.Entries, i int) (int, error) {
+		if e.Escaped {
+			return 0, errNotPlain
 		}
-	}
-	return 0, errNotPlain
+		return fn(e.Key, i)
+	})
 }
 
 // object decodes an object (at depth) into the struct at p: each member
@@ -657,7 +634,7 @@ func (c *jsonCodec) stringMap(d *jsonDecoder, i int, p unsafe.Pointer, depth int
 	}
 	m := map[string]string{}
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !jsonwire.ValidUTF8(key) {
+		if !utf8.Valid(key) {
 			return 0, errNotPlain
 		}
 		if hasLiteral(b, i, "null") {
@@ -687,7 +664,7 @@ func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	m := reflect.MakeMap(c.typ)
 	elem := reflect.New(c.elem.typ).Elem()
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !jsonwire.ValidUTF8(key) {
+		if !utf8.Valid(key) {
 			return 0, errNotPlain
 		}
 		elem.SetZero()

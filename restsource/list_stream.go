@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
@@ -288,28 +287,12 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 	if err != nil {
 		return nil, true, err
 	}
-	l.kind, l.apiVersion = d.listTypeMeta(l.kind, l.apiVersion)
-	switch {
-	case len(l.kind) == 0:
-		return nil, true, fmt.Errorf("object 'Kind' is missing in %s", truncate(other))
-	case string(l.kind) == "Status" && string(l.apiVersion) == statusAPIVersion:
-		st := &metav1.Status{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(other, st); err != nil {
-			return nil, true, fmt.Errorf("decoding a Status: %w", err)
-		}
-		st.TypeMeta = metav1.TypeMeta{}
-		return nil, true, statusError(st)
-	case !d.listKindOK(l.kind, l.apiVersion):
-		return nil, true, fmt.Errorf("expected %s %s, got %s %s", d.apiVersion, d.listKind, l.apiVersion, l.kind)
+	list, err := d.jsonListHead(&l, other)
+	if err == nil {
+		err = b.flush()
 	}
-	if err := b.flush(); err != nil {
+	if err != nil {
 		return nil, true, err
-	}
-	list := &metav1.List{}
-	if l.metadata != nil {
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(l.metadata, &list.ListMeta); err != nil {
-			return nil, true, fmt.Errorf("decoding the list's metadata: %w", err)
-		}
 	}
 	list.Items = b.items
 	d.setItemKinds(list.Items, l.kind)
@@ -319,9 +302,11 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 // jsonReader reads JSON values from r, buffering what it needs; a value
 // it returns is valid until the next call.
 type jsonReader struct {
-	r   *bufio.Reader
-	buf []byte
-	pos int // next byte of buf to look at
+	r    io.Reader
+	max  int // if set, the longest object or array value takes
+	scan jsonwire.Scanner
+	buf  []byte
+	pos  int // next byte of buf to look at
 }
 
 // peek returns the next byte that is not a space, without taking it.
@@ -374,30 +359,41 @@ func (j *jsonReader) fill() error {
 	return err
 }
 
-// value takes the next value, whole.
+// value takes the next value, whole: an object or an array is scanned as
+// it arrives ([jsonwire.Scanner]), up to max bytes if max is set; any
+// other value is read again whole as more of it arrives.
 func (j *jsonReader) value() ([]byte, error) {
-	if _, err := j.peek(); err != nil {
+	c, err := j.peek()
+	if err != nil {
 		return nil, orUnexpectedEOF(err)
 	}
-	for {
-		end, _, err := jsonwire.SkipValue(j.buf, j.pos)
-		// A number or literal at the end of the buffer may go on.
-		if err == nil && (end < len(j.buf) || j.buf[j.pos] == '"' || j.buf[j.pos] == '{' || j.buf[j.pos] == '[') {
+	for scanned := 0; ; {
+		end, err := -1, error(nil)
+		if c == '{' || c == '[' {
+			var n int
+			if n, err = j.scan.Scan(j.buf[j.pos+scanned:]); n >= 0 {
+				end = j.pos + scanned + n
+			}
+		} else if end, _, err = jsonwire.SkipValue(j.buf, j.pos); err == jsonwire.ErrEnd || err == nil && end == len(j.buf) && c != '"' {
+			end, err = -1, nil // a number or literal at the end of the buffer may go on
+		}
+		if err != nil {
+			return nil, err
+		}
+		if end >= 0 {
 			v := j.buf[j.pos:end]
 			j.pos = end
 			return v, nil
 		}
-		if err != nil && err != jsonwire.ErrEnd {
-			return nil, err
+		if scanned = len(j.buf) - j.pos; j.max > 0 && scanned >= j.max {
+			return nil, errFrameTooLarge
 		}
-		if ferr := j.fill(); ferr != nil {
-			if ferr == io.EOF && err == nil { // a number or literal ends the input
-				end, _, _ = jsonwire.SkipValue(j.buf, j.pos) // fill moved it
-				v := j.buf[j.pos:end]
-				j.pos = end
-				return v, nil
-			}
-			return nil, orUnexpectedEOF(ferr)
+		if err := j.fill(); err == io.EOF && c != '"' && c != '{' && c != '[' && scanned > 0 {
+			v := j.buf[j.pos:] // a number or literal ends the input
+			j.pos = len(j.buf)
+			return v, nil
+		} else if err != nil {
+			return nil, orUnexpectedEOF(err)
 		}
 	}
 }

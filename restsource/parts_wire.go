@@ -181,18 +181,8 @@ func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 // overtakes reading), moves the rest of obj after it, and returns the
 // shortened obj.
 func keepMembers(obj []byte, start, end int, kept [][2]int) []byte {
-	w := start + 1
-	for i, k := range kept {
-		if i > 0 {
-			obj[w] = ','
-			w++
-		}
-		w += copy(obj[w:], obj[k[0]:k[1]])
-	}
-	obj[w] = '}'
-	w++
-	n := copy(obj[w:], obj[end:])
-	return obj[:w+n]
+	w := len(appendKept(obj[:start], obj, kept))
+	return obj[:w+copy(obj[w:], obj[end:])]
 }
 
 // appendKept appends the object obj with only the kept members to dst.

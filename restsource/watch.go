@@ -144,7 +144,7 @@ func (w *watcher) run(br *bufio.Reader) {
 	}
 	var frames frameReader = &protoFrames{r: br}
 	if isJSON {
-		frames = &jsonFrames{r: br}
+		frames = newJSONFrames(br)
 	}
 	decode := w.decoder(isJSON)
 	if w.workers <= 1 {

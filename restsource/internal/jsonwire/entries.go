@@ -102,16 +102,37 @@ func (e *Entries) Next(b []byte, i int) (_ int, more bool, _ error) {
 	return v, true, nil
 }
 
+// Each calls fn for every entry of the object (open is '{') or array
+// ('[') at b[i] with the index of its value, which fn reads or skips,
+// returning the index after it; Each returns the index after the closing
+// bracket. It stops at fn's first error.
+func Each(b []byte, i int, open byte, fn func(e *Entries, i int) (int, error)) (int, error) {
+	e, i, err := Open(b, i, open)
+	for err == nil {
+		var more bool
+		if i, more, err = e.Next(b, i); err == nil && !more {
+			return i, nil
+		} else if err == nil {
+			i, err = fn(&e, i)
+		}
+	}
+	return 0, err
+}
+
 // EachMember calls fn with the key and the span of the value of every
 // member of the JSON object that is all of b (spaces around it allowed),
 // and the index of the key's opening quote. It stops at fn's first error.
 // Keys are as [Entries] gives them.
 func EachMember(b []byte, fn func(key []byte, keyStart, valStart, valEnd int) error) error {
-	i, err := eachSpan(b, SkipSpace(b, 0), '{', func(e *Entries, start, end int) error {
-		return fn(e.Key, e.KeyStart, start, end)
+	i, err := Each(b, SkipSpace(b, 0), '{', func(e *Entries, i int) (int, error) {
+		end, _, err := SkipValue(b, i)
+		if err == nil {
+			err = fn(e.Key, e.KeyStart, i, end)
+		}
+		return end, err
 	})
-	if err == nil && SkipSpace(b, i) != len(b) {
-		err = fmt.Errorf("invalid character %q after the top-level JSON object", b[SkipSpace(b, i)])
+	if i = SkipSpace(b, i); err == nil && i != len(b) {
+		err = fmt.Errorf("invalid character %q after the top-level JSON object", b[i])
 	}
 	return err
 }
@@ -128,30 +149,16 @@ func AppendElements(out [][]byte, v []byte) ([][]byte, error) {
 	if len(v) == 0 || v[0] != '[' {
 		return nil, ErrNotArray
 	}
-	if _, err := eachSpan(v, 0, '[', func(_ *Entries, start, end int) error {
-		out = append(out, v[start:end])
-		return nil
+	if _, err := Each(v, 0, '[', func(_ *Entries, i int) (int, error) {
+		end, _, err := SkipValue(v, i)
+		if err == nil {
+			out = append(out, v[i:end])
+		}
+		return end, err
 	}); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// eachSpan calls fn with the span of each value in the object or array at
-// b[i], returning the index after it.
-func eachSpan(b []byte, i int, open byte, fn func(e *Entries, start, end int) error) (int, error) {
-	e, i, err := Open(b, i, open)
-	for err == nil {
-		var more bool
-		if i, more, err = e.Next(b, i); err != nil || !more {
-			break
-		}
-		start := i
-		if i, _, err = SkipValue(b, start); err == nil {
-			err = fn(&e, start, i)
-		}
-	}
-	return i, err
 }
 
 // NoMemberNamed reports whether rest, the bytes after a member's value,
