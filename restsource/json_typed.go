@@ -496,11 +496,18 @@ func (d *jsonDecoder) str(i int) (_ string, end int, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
-	s, _, err := jsonwire.Unquote(b[i:end])
-	if err != nil {
+	c, verbatim, err := jsonwire.Unquote(b[i:end])
+	switch {
+	case err != nil:
 		return "", 0, false
+	case verbatim:
+		return d.intern(c), end, true
 	}
-	return d.intern(s), end, true
+	s := unsafe.String(unsafe.SliceData(c), len(c)) // Unquote's own string
+	if d.in != nil && s != "" && len(s) <= MaxInternedLen {
+		s = d.in.String(s)
+	}
+	return s, end, true
 }
 
 // intern returns the string of raw, interned if d interns
@@ -561,7 +568,7 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 		return 0, errNotPlain
 	}
 	n := 0
-	if _, err := jsonwire.Each(b, i, '[', func(_ *jsonwire.Entries, i int) (int, error) {
+	if _, err := jsonwire.Each(b, i, '[', func(_ jsonwire.Entries, i int) (int, error) {
 		n++
 		end, _, err := jsonwire.SkipValue(b, i)
 		return end, err
@@ -570,7 +577,7 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	}
 	s := reflect.MakeSlice(c.typ, n, n)
 	data, size, k := s.UnsafePointer(), c.elem.typ.Size(), 0
-	end, err := jsonwire.Each(b, i, '[', func(_ *jsonwire.Entries, i int) (int, error) {
+	end, err := jsonwire.Each(b, i, '[', func(_ jsonwire.Entries, i int) (int, error) {
 		if k == n {
 			return 0, errNotPlain
 		}
@@ -588,7 +595,7 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 // member of the JSON object at b[i] ([jsonwire.Each]). A key with escapes
 // stops it.
 func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, error) {
-	return jsonwire.Each(b, i, '{', func(e *jsonwire.Entries, i int) (int, error) {
+	return jsonwire.Each(b, i, '{', func(e jsonwire.Entries, i int) (int, error) {
 		if e.Escaped {
 			return 0, errNotPlain
 		}

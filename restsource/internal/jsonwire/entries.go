@@ -105,15 +105,16 @@ func (e *Entries) Next(b []byte, i int) (_ int, more bool, _ error) {
 // Each calls fn for every entry of the object (open is '{') or array
 // ('[') at b[i] with the index of its value, which fn reads or skips,
 // returning the index after it; Each returns the index after the closing
-// bracket. It stops at fn's first error.
-func Each(b []byte, i int, open byte, fn func(e *Entries, i int) (int, error)) (int, error) {
+// bracket. It stops at fn's first error. (fn has the Entries by value:
+// a pointer would move them to the heap.)
+func Each(b []byte, i int, open byte, fn func(e Entries, i int) (int, error)) (int, error) {
 	e, i, err := Open(b, i, open)
 	for err == nil {
 		var more bool
 		if i, more, err = e.Next(b, i); err == nil && !more {
 			return i, nil
 		} else if err == nil {
-			i, err = fn(&e, i)
+			i, err = fn(e, i)
 		}
 	}
 	return 0, err
@@ -124,7 +125,7 @@ func Each(b []byte, i int, open byte, fn func(e *Entries, i int) (int, error)) (
 // and the index of the key's opening quote. It stops at fn's first error.
 // Keys are as [Entries] gives them.
 func EachMember(b []byte, fn func(key []byte, keyStart, valStart, valEnd int) error) error {
-	i, err := Each(b, SkipSpace(b, 0), '{', func(e *Entries, i int) (int, error) {
+	i, err := Each(b, SkipSpace(b, 0), '{', func(e Entries, i int) (int, error) {
 		end, _, err := SkipValue(b, i)
 		if err == nil {
 			err = fn(e.Key, e.KeyStart, i, end)
@@ -149,7 +150,7 @@ func AppendElements(out [][]byte, v []byte) ([][]byte, error) {
 	if len(v) == 0 || v[0] != '[' {
 		return nil, ErrNotArray
 	}
-	if _, err := Each(v, 0, '[', func(_ *Entries, i int) (int, error) {
+	if _, err := Each(v, 0, '[', func(_ Entries, i int) (int, error) {
 		end, _, err := SkipValue(v, i)
 		if err == nil {
 			out = append(out, v[i:end])
