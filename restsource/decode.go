@@ -34,7 +34,7 @@ type objectDecoder[T runtime.Object] struct {
 	split      bool             // strip or intern, fast, and T has the layout metadata.go assumes
 	jsonSplit  bool             // intern, and T has the JSON layout json_meta.go assumes
 	interner   *Interner        // Options.Interner
-	shareLists bool             // Options.ShareResourceLists (or ShareRepeated)
+	policy     passPolicy       // of every interning pass (intern_objects.go)
 	shareParts bool             // Options.ShareRepeated (and T has the metadata layout)
 	kind       *kindParts       // with shareParts, how T is decoded in parts, whole (nil: its metadata only)
 	proj       *projector       // Options.ProjectionOf: T's protobuf decoder
@@ -77,7 +77,13 @@ func newObjectDecoder[T runtime.Object](opts Options, newObj func() T) (*objectD
 	if !d.fast {
 		d.codec = serializer.NewCodecFactory(opts.Scheme).UniversalDeserializer()
 	}
-	d.interner, d.shareLists = opts.Interner, opts.ShareResourceLists || opts.ShareRepeated
+	d.interner = opts.Interner
+	if opts.ShareResourceLists || opts.ShareRepeated {
+		d.policy |= sharesLists
+	}
+	if !d.fast { // no generated decoder: decoded from JSON, where the walk costs little
+		d.policy |= walksAny
+	}
 	if opts.ShareResourceLists && d.interner == nil {
 		return nil, errors.New("restsource: Options.ShareResourceLists needs Options.Interner")
 	}
@@ -95,7 +101,7 @@ func newObjectDecoder[T runtime.Object](opts Options, newObj func() T) (*objectD
 	d.jsonSplit = d.interner != nil && jsonMetaLayoutOK(d.newObj())
 	d.shareParts = d.shareParts && d.split && d.jsonSplit
 	if d.shareParts {
-		d.kind = partKinds[d.goType]
+		d.kind, d.policy = partKinds[d.goType], d.policy|sharesParts
 	}
 	return d, nil
 }
@@ -144,11 +150,15 @@ func (d *objectDecoder[T]) message(payload, whole []byte) (T, error) {
 		var in *interning // the metadata's, interned while decoding
 		if d.split {
 			if d.interner != nil {
-				in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true}
+				in = newPass(d.interner, d.policy, doneMetaStrings)
 			}
 			if d.shareParts {
-				in.metaShared, in.shareParts = true, true
-				if in.partsDone, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in, d.kind); err != nil {
+				in.decoded |= doneMetaShared
+				var whole bool
+				if whole, err = unmarshalParts(payload, any(obj).(unmarshaler), objectMetaOf(obj), d.strip, in, d.kind); whole {
+					in.decoded = doneAll
+				}
+				if err != nil {
 					// Whatever went wrong decoding it in parts (nothing,
 					// for what servers send), the generated decoder has
 					// the last word on the whole message.
@@ -200,9 +210,8 @@ func (d *objectDecoder[T]) finish(obj T, in *interning) {
 		return
 	}
 	if in == nil {
-		in = &interning{Interner: d.interner, shareLists: d.shareLists}
+		in = newPass(d.interner, d.policy, 0)
 	}
-	in.walkAny = !d.fast // no generated decoder: decoded from JSON, where the walk costs little
 	in.object(obj)
 	in.done()
 }
@@ -262,7 +271,7 @@ func (d *objectDecoder[T]) prepareJSON(raw []byte, obj T) (_ []byte, meta *jsonM
 	if !d.jsonSplit {
 		return raw, nil, nil
 	}
-	in = &interning{Interner: d.interner, shareLists: d.shareLists, metaDone: true, shareParts: d.shareParts}
+	in = newPass(d.interner, d.policy, doneMetaStrings)
 	raw, m, ok := cutMetadataStrings(raw, in)
 	if !ok {
 		return raw, nil, nil // the typed decoder decodes them; finish interns
@@ -286,10 +295,12 @@ func (d *objectDecoder[T]) decodeJSON(raw []byte, obj T, in *interning) (*intern
 		return in, err
 	}
 	if in == nil {
-		in = &interning{Interner: d.interner, shareLists: d.shareLists}
+		in = newPass(d.interner, d.policy, 0)
 	}
 	walked, err := unmarshalJSON(raw, obj, in)
-	in.anyDone = walked
+	if walked {
+		in.decoded |= doneRest
+	}
 	return in, err
 }
 
@@ -304,7 +315,9 @@ func (d *objectDecoder[T]) finishJSON(obj T, meta *jsonMeta, in *interning) {
 				in.ownerRefs(om.OwnerReferences)
 			}
 			in.managedFields(om.ManagedFields)
-			in.metaShared, in.partsDone = true, meta.parts
+			if in.decoded |= doneMetaShared; meta.parts {
+				in.decoded |= doneRest
+			}
 		}
 	}
 	d.finish(obj, in)

@@ -99,7 +99,7 @@ func BenchmarkDecodeFrame(b *testing.B) {
 			}
 			var frames frameReader = &protoFrames{r: bufio.NewReaderSize(&cycle{frame: frame}, 64<<10)}
 			if ct == ContentTypeJSON {
-				frames = &jsonFrames{r: &cycle{frame: frame}}
+				frames = newJSONFrames(&cycle{frame: frame})
 			}
 			decode := newEventDecoder(dec, ct == ContentTypeJSON)
 			var buf []byte

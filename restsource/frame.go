@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // maxFrame is the largest watch frame accepted, client-go's limit.
@@ -61,126 +63,34 @@ func grow(buf []byte, n int) []byte {
 }
 
 // jsonFrames reads a stream of JSON objects (kube-apiserver writes one per
-// line, but nothing here relies on the newlines). It finds where each
-// object ends by counting brackets outside strings, resuming where it
-// stopped when an object spans reads; the envelope parser and the typed
+// line, but nothing here relies on the newlines): each is a value of the
+// jsonReader, scanned as it arrives; the envelope parser and the typed
 // decoder validate the frame afterwards.
-type jsonFrames struct {
-	r          io.Reader
-	buf        []byte // buf[start:end] is read and not yet returned
-	start, end int
+type jsonFrames struct{ jsonReader }
 
-	// scan state of the frame at buf[start:], up to buf[start+pos]
-	pos            int
-	depth          int
-	inStr, escaped bool
+func newJSONFrames(r io.Reader) *jsonFrames {
+	return &jsonFrames{jsonReader{r: r, max: maxFrame}}
 }
 
 func (f *jsonFrames) next(out []byte) ([]byte, error) {
-	for {
-		if n, err := f.scan(); err != nil {
-			return nil, err
-		} else if n > 0 {
-			out = append(out[:0], f.buf[f.start:f.start+n]...)
-			f.start += n
-			f.pos, f.depth, f.inStr, f.escaped = 0, 0, false, false
-			return out, nil
-		}
-		if f.end-f.start >= maxFrame {
-			return nil, errFrameTooLarge
-		}
-		if err := f.fill(); err != nil {
-			if err == io.EOF && f.depth > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
+	if c, err := f.peek(); err != nil {
+		return nil, err
+	} else if c != '{' {
+		return nil, fmt.Errorf("invalid character %q looking for the beginning of a JSON watch event", c)
 	}
+	v, err := f.value()
+	if err != nil {
+		return nil, err
+	}
+	return append(out[:0], v...), nil
 }
 
 func (f *jsonFrames) pending() bool {
-	for _, c := range f.buf[f.start:f.end] {
-		if !isSpace(c) {
+	for _, c := range f.buf[f.pos:] {
+		if !jsonwire.IsSpace(c) {
 			return true
 		}
 	}
 	br, ok := f.r.(*bufio.Reader)
 	return ok && br.Buffered() > 0
-}
-
-// fill reads more input, moving the unreturned bytes to the front or
-// growing the buffer first if it is full.
-func (f *jsonFrames) fill() error {
-	if f.buf == nil {
-		f.buf = make([]byte, 32<<10)
-	}
-	if f.end == len(f.buf) {
-		if f.start > 0 {
-			f.end = copy(f.buf, f.buf[f.start:f.end])
-			f.start = 0
-		} else {
-			nb := make([]byte, 2*len(f.buf))
-			copy(nb, f.buf[:f.end])
-			f.buf = nb
-		}
-	}
-	n, err := f.r.Read(f.buf[f.end:])
-	f.end += n
-	if n > 0 {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	return err
-}
-
-// scan continues scanning the frame at buf[start:end]; it returns the
-// frame's length once the object is complete, or 0 if more input is
-// needed. Spaces between frames are dropped.
-func (f *jsonFrames) scan() (int, error) {
-	b := f.buf[f.start:f.end]
-	i := f.pos
-	if f.depth == 0 {
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
-		f.start += i
-		b, i = b[i:], 0
-		if len(b) == 0 {
-			f.pos = 0
-			return 0, nil
-		}
-		if b[0] != '{' {
-			return 0, fmt.Errorf("invalid character %q looking for the beginning of a JSON watch event", b[0])
-		}
-		f.depth, i = 1, 1
-	}
-	for ; i < len(b); i++ {
-		c := b[i]
-		if f.inStr {
-			switch {
-			case f.escaped:
-				f.escaped = false
-			case c == '\\':
-				f.escaped = true
-			case c == '"':
-				f.inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			f.inStr = true
-		case '{', '[':
-			f.depth++
-		case '}', ']':
-			f.depth--
-			if f.depth == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	f.pos = i
-	return 0, nil
 }

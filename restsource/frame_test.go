@@ -48,7 +48,7 @@ func TestJSONFramesSplitAnywhere(t *testing.T) {
 		stream.WriteString(strings.Repeat(" \n", r.IntN(3)))
 	}
 	for _, max := range []int{1, 7, 64, 4096} {
-		f := &jsonFrames{r: &chunks{data: stream.Bytes(), r: r, max: max}}
+		f := newJSONFrames(&chunks{data: stream.Bytes(), r: r, max: max})
 		var buf []byte
 		for i, w := range want {
 			got, err := f.next(buf)

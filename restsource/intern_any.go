@@ -18,7 +18,7 @@ import (
 // only the fields that can hold a string. When restsource's JSON codec
 // decoded the whole object itself it interned the same strings as it
 // went (unmarshalInterned, json_typed.go), and the walk is skipped
-// (interning.anyDone); it walks what kjson decoded. Built-in kinds decoded from
+// (doneRest); it walks what kjson decoded. Built-in kinds decoded from
 // protobuf are not walked: on a Deployment the walk costs 0.6 of its
 // decoding (BenchmarkAnyObject; docs/benchmarks/
 // real-apiserver-secrets-and-crds.md, issue 37).

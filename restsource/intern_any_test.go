@@ -47,7 +47,7 @@ func newAnyNode(t *testing.T) *anyNode {
 // second sighting on, as the Interner admits), map keys and values and
 // recursive types included; unexported fields and interfaces are left.
 func TestAnyObjectInterns(t *testing.T) {
-	in := &interning{Interner: NewInterner(0), walkAny: true}
+	in := newPass(NewInterner(0), walksAny, 0)
 	var objs []*anyNode
 	for range 3 {
 		n := newAnyNode(t)
@@ -84,7 +84,7 @@ func BenchmarkAnyObject(b *testing.B) {
 	p := corpusPods(1, 3)[0]
 	d := &appsv1.Deployment{ObjectMeta: p.ObjectMeta, Spec: appsv1.DeploymentSpec{
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels}, Spec: p.Spec}}}
-	in := &interning{Interner: NewInterner(0), walkAny: true}
+	in := newPass(NewInterner(0), walksAny, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		in.anyObject(d)
@@ -118,13 +118,13 @@ func TestTypedJSONInternsAsTheWalker(t *testing.T) {
 		var objs []*crObject
 		for range 3 {
 			var o crObject
-			in := &interning{Interner: interner, walkAny: true}
+			in := newPass(interner, walksAny, 0)
 			if byCodec {
 				walked, err := unmarshalInterned([]byte(data), &o, in)
 				if err != nil || !walked {
 					t.Fatalf("codec: walked %v, %v", walked, err)
 				}
-				in.anyDone = walked
+				in.decoded |= doneRest
 			} else if err := unmarshalTyped([]byte(data), &o); err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestTypedJSONInternsAsTheWalker(t *testing.T) {
 	}
 	for data, want := range map[string]bool{`{"port":"http"}`: false, `{"spec":{"Name":"x","Any":{"k":"v"}}}`: true} {
 		var o crObject
-		walked, err := unmarshalInterned([]byte(data), &o, &interning{Interner: NewInterner(0)})
+		walked, err := unmarshalInterned([]byte(data), &o, newPass(NewInterner(0), 0, 0))
 		if err != nil || walked != want {
 			t.Errorf("%s: walked %v (%v), want %v", data, walked, err, want)
 		}

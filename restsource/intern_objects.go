@@ -22,15 +22,45 @@ import (
 // and misses, added to the Interner's at the end.
 type interning struct {
 	*Interner
-	shareLists   bool // Options.ShareResourceLists
-	metaDone     bool // the metadata's strings were interned while decoding
-	shareParts   bool // Options.ShareRepeated
-	metaShared   bool // the metadata's owner references are shared parts, interned while decoding
-	walkAny      bool // a type without a walker of its own is walked by reflection (intern_any.go)
-	anyDone      bool // its strings were interned while decoding (unmarshalInterned): no walk
-	partsDone    bool // the whole object was interned while decoding (unmarshalParts, or a JSON kind of partKinds)
+	// policy is what the Source's options ask of every pass, decided once
+	// (objectDecoder.policy); it does not change during the pass.
+	policy passPolicy
+	// decoded is what decoding interned already, which object skips: it
+	// only grows, holds doneMetaShared only with doneMetaStrings, and
+	// doneRest of a kind with a walker of its own (not walksAny) only in
+	// doneAll.
+	decoded      passDone
 	hits, misses uint64
 	scalar       [8]byte // the encoding of a small value whose pointer is shared (intern_parts.go)
+}
+
+// passPolicy is a set of what a pass does beyond interning strings.
+type passPolicy uint8
+
+const (
+	sharesLists passPolicy = 1 << iota // resource lists shared whole (Options.ShareResourceLists, or ShareRepeated)
+	sharesParts                        // parts shared (Options.ShareRepeated), in a pass begun while decoding
+	walksAny                           // a type without a walker of its own walked by reflection (intern_any.go)
+)
+
+// passDone is a set of the parts of an object that decoding interned.
+type passDone uint8
+
+const (
+	doneMetaStrings passDone = 1 << iota // the metadata's namespace, generateName, labels, annotations, finalizers
+	doneMetaShared                       // its owner references and managed fields (shared parts)
+	doneRest                             // the rest of the object (its parts, or what unmarshalInterned decoded)
+	doneAll         = doneMetaStrings | doneMetaShared | doneRest
+)
+
+// newPass begins the pass over one object of a Source with policy, done
+// saying what its decoding interned: none of it, a pass begun after
+// decoding, shares no parts.
+func newPass(in *Interner, policy passPolicy, done passDone) *interning {
+	if done == 0 {
+		policy &^= sharesParts
+	}
+	return &interning{Interner: in, policy: policy, decoded: done}
 }
 
 // bytes interns b, counting.
@@ -64,11 +94,11 @@ func (in *interning) done() {
 
 // object interns the repeating strings of obj.
 func (in *interning) object(obj any) {
-	if in.partsDone {
-		return
-	}
 	if om := objectMetaOf(obj); om != nil {
 		in.objectMeta(om)
+	}
+	if in.decoded&doneRest != 0 {
+		return
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
@@ -80,7 +110,7 @@ func (in *interning) object(obj any) {
 	case *unstructured.Unstructured:
 		in.unstructuredObject(o.Object)
 	default:
-		if in.walkAny && !in.anyDone {
+		if in.policy&walksAny != 0 {
 			in.anyObject(obj)
 		}
 	}
@@ -113,14 +143,14 @@ func (in *interning) stringMap(m map[string]string) {
 }
 
 func (in *interning) objectMeta(m *metav1.ObjectMeta) {
-	if !in.metaDone {
+	if in.decoded&doneMetaStrings == 0 {
 		in.intern(&m.Namespace)
 		in.intern(&m.GenerateName)
 		in.stringMap(m.Labels)
 		in.stringMap(m.Annotations)
 		in.all(m.Finalizers)
 	}
-	if !in.metaShared {
+	if in.decoded&doneMetaShared == 0 {
 		in.ownerRefs(m.OwnerReferences)
 		in.managedFields(m.ManagedFields)
 	}
@@ -447,13 +477,13 @@ func (in *interning) volumeName(s *string, volumes []string) {
 }
 
 // resourceList interns the resource names (the map's keys) or, with
-// shareLists, returns the Interner's equal list if it has one (whose
+// sharesLists, returns the Interner's equal list if it has one (whose
 // names were interned when it was added).
 func (in *interning) resourceList(l corev1.ResourceList) corev1.ResourceList {
 	if len(l) == 0 {
 		return l
 	}
-	if in.shareLists { // a shared list's names are interned already
+	if in.policy&sharesLists != 0 { // a shared list's names are interned already
 		return in.shareList(l, in.resourceNames)
 	}
 	in.resourceNames(l)

@@ -276,7 +276,7 @@ var (
 // sharedPtr returns p, or with ShareRepeated a pointer to an equal value
 // shared by the objects whose value at site is encoded as enc.
 func sharedPtr[T any](in *interning, site partSite, enc []byte, p *T) *T {
-	if p == nil || !in.shareParts {
+	if p == nil || in.policy&sharesParts == 0 {
 		return p
 	}
 	v, _ := sharePart(&in.Interner.parts, site, enc, func([]byte) (*T, error) { return p, nil })

@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // Interning JSON metadata while decoding: the metadata members that
@@ -18,7 +20,7 @@ import (
 // protobuf's are. Whenever the
 // bytes are not plainly what the typed decoder would read the same way
 // (two metadata members, a member twice, a null inside a map or list, a
-// value of another type, invalid UTF-8), nothing is cut and the typed
+// value of another type, a key of invalid UTF-8), nothing is cut and the typed
 // decoder decodes everything, interned afterwards as before.
 
 // jsonMeta holds the metadata members read from the bytes.
@@ -74,26 +76,13 @@ func jsonMetaLayoutOK(obj any) bool {
 }
 
 // jsonInternedString decodes the JSON string v (quotes included) into an
-// interned string; ok is false if v is not a string the typed decoder
-// would read as it is written (invalid UTF-8, which it replaces).
+// interned string, as the typed decoder decodes it ([jsonwire.Unquote]).
 func jsonInternedString(v []byte, in *interning) (_ string, ok bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return "", false
-	}
-	b, err := jsonString(v)
-	if err != nil || !validUTF8(b) {
+	b, _, err := jsonwire.Unquote(v)
+	if err != nil {
 		return "", false
 	}
 	return in.bytes(b), true
-}
-
-func validUTF8(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return utf8.Valid(b)
-		}
-	}
-	return true
 }
 
 // jsonInternedMap decodes the JSON object of strings v (or null).
@@ -101,21 +90,15 @@ func jsonInternedMap(v []byte, in *interning) (_ map[string]string, ok bool) {
 	if string(v) == "null" {
 		return nil, true
 	}
-	if len(v) == 0 || v[0] != '{' {
-		return nil, false
-	}
 	m := map[string]string{}
-	ok = true
 	err := eachMember(v, func(key, val []byte) error {
-		s, vok := jsonInternedString(val, in)
-		if !vok || !validUTF8(key) {
-			ok = false
-			return errFound
+		if s, ok := jsonInternedString(val, in); ok && utf8.Valid(key) {
+			m[in.bytes(key)] = s
+			return nil
 		}
-		m[in.bytes(key)] = s
-		return nil
+		return errFound
 	})
-	return m, ok && err == nil
+	return m, err == nil
 }
 
 // Sites of the metadata's maps and owner references, shared with
@@ -141,7 +124,7 @@ func jsonSharedOwnerRefs(v []byte, in *interning) ([]metav1.OwnerReference, bool
 // jsonSharedMap is jsonInternedMap, with Options.ShareRepeated shared by
 // the maps encoded alike (at site).
 func jsonSharedMap(v []byte, in *interning, site partSite) (map[string]string, bool) {
-	if !in.shareParts || string(v) == "null" {
+	if in.policy&sharesParts == 0 || string(v) == "null" {
 		return jsonInternedMap(v, in)
 	}
 	m, err := sharePart(&in.Interner.parts, jsonSite(site), v, func(v []byte) (map[string]string, error) {
@@ -159,7 +142,7 @@ func jsonInternedList(v []byte, in *interning) (_ []string, ok bool) {
 	if string(v) == "null" {
 		return nil, true
 	}
-	elems, err := eachElement(v, nil)
+	elems, err := jsonwire.AppendElements(nil, v)
 	if err != nil {
 		return nil, false
 	}
@@ -177,7 +160,7 @@ func jsonInternedList(v []byte, in *interning) (_ []string, ok bool) {
 // is false, obj is unchanged and m is to be ignored.
 func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok bool) {
 	metaStart, metaEnd, count := 0, 0, 0
-	if err := eachMemberAt(obj, func(key []byte, _, valStart, valEnd int) error {
+	if err := jsonwire.EachMember(obj, func(key []byte, _, valStart, valEnd int) error {
 		if string(key) != jsonMetadataKey {
 			return nil
 		}
@@ -186,7 +169,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 		// As in managedFieldsSpan: a second metadata member would have
 		// its key spelled out or escaped; if neither can be in the rest,
 		// the rest need not be scanned.
-		if rest := obj[valEnd:]; noMemberNamed(rest, jsonMetadataKey) {
+		if rest := obj[valEnd:]; jsonwire.NoMemberNamed(rest, jsonMetadataKey) {
 			return errFound
 		}
 		return nil
@@ -197,7 +180,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 	var kept [][2]int // spans in meta of the members left to the typed decoder
 	var seen [6]bool
 	ok = true
-	err := eachMemberAt(meta, func(key []byte, keyStart, valStart, valEnd int) error {
+	err := jsonwire.EachMember(meta, func(key []byte, keyStart, valStart, valEnd int) error {
 		v := meta[valStart:valEnd]
 		var which int
 		var vok bool
@@ -222,7 +205,7 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 			which = 4
 			m.finalizers, vok = jsonInternedList(v, in)
 		case "ownerReferences":
-			if !in.shareParts || string(v) == "null" {
+			if in.policy&sharesParts == 0 || string(v) == "null" {
 				kept = append(kept, [2]int{keyStart, valEnd})
 				return nil
 			}

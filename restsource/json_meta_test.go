@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // customJSONPod decodes itself: its metadata must not be cut.
@@ -111,7 +113,7 @@ func TestJSONInternedMetadataDifferential(t *testing.T) {
 // typed decoder never sees them) and the strings are the Interner's (from
 // their second sighting on: the first cut only introduces them).
 func TestJSONMetadataCutInterned(t *testing.T) {
-	in := &interning{Interner: NewInterner(0), metaDone: true}
+	in := newPass(NewInterner(0), 0, doneMetaStrings)
 	p := corpusPods(1, 3)[0]
 	p.Finalizers = []string{"example.com/f"}
 	obj := podJSON(t, p)
@@ -140,7 +142,7 @@ func TestJSONMetadataCutInterned(t *testing.T) {
 	}
 }
 
-// TestSkipString: skipString, which passes eight bytes at a time, agrees
+// TestSkipString: jsonwire.SkipString, which passes eight bytes at a time, agrees
 // with a plain byte-by-byte scan on random strings whose quotes,
 // backslashes, control characters and multi-byte runes fall at every
 // offset, ending or not.
@@ -159,26 +161,14 @@ func TestSkipString(t *testing.T) {
 			}
 		}
 		wantEnd, wantEsc, wantOK := plain(b, 0)
-		end, esc, err := skipString(b, 0)
+		end, esc, err := jsonwire.SkipString(b, 0)
 		if (err == nil) != wantOK || end != wantEnd || esc != wantEsc {
-			t.Fatalf("case %d, %q: skipString = %d, %v, %v; byte by byte %d, %v, ok %v", n, b, end, esc, err, wantEnd, wantEsc, wantOK)
+			t.Fatalf("case %d, %q: SkipString = %d, %v, %v; byte by byte %d, %v, ok %v", n, b, end, esc, err, wantEnd, wantEsc, wantOK)
 		}
 	}
 }
 
-func TestNoMemberNamed(t *testing.T) {
-	for rest, want := range map[string]bool{
-		``: true, `,"spec":{}}`: true, `,"spec":{"f":"metadata.name"}}`: true, `,"f:metadata":{}}`: true,
-		`,"metadata":{}}`: false, `,"metadata" :{}}`: false, `,"x":"a\\b"}`: false, `,"\u006detadata":{}}`: false,
-		`metadata"`: true, `"metadata`: true, `,"metadatas":1,"metadata":{}}`: false,
-	} {
-		if got := noMemberNamed([]byte(rest), jsonMetadataKey); got != want {
-			t.Errorf("noMemberNamed(%s) = %v, want %v", rest, got, want)
-		}
-	}
-}
-
-// skipStringBytewise is skipString as it was, a byte at a time: the
+// skipStringBytewise is SkipString as it was, a byte at a time: the
 // reference of TestSkipString and BenchmarkSkipString.
 func skipStringBytewise(b []byte, i int) (int, bool, bool) {
 	escaped := false
@@ -228,7 +218,7 @@ func benchSkipString[T any](b *testing.B, objs []T) {
 		b.SetBytes(int64(len(doc)))
 		for b.Loop() {
 			for _, i := range starts {
-				if _, _, err := skipString(doc, i); err != nil {
+				if _, _, err := jsonwire.SkipString(doc, i); err != nil {
 					b.Fatal(err)
 				}
 			}

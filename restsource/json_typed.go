@@ -10,10 +10,13 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // Decoding JSON into typed Go values without reflection per value: a
@@ -118,10 +121,10 @@ func unmarshalInterned(data []byte, v any, in *interning) (walked bool, _ error)
 	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
 		if c := jsonCodecOf(t.Elem()); c.kind != jkByKJSON {
 			p := reflect.ValueOf(v).UnsafePointer()
-			if i := skipSpace(data, 0); i < len(data) && p != nil {
+			if i := jsonwire.SkipSpace(data, 0); i < len(data) && p != nil {
 				d := jsonDecoder{b: data, in: in}
 				end, err := c.decode(&d, i, p, 0)
-				if err == nil && skipSpace(data, end) == len(data) {
+				if err == nil && jsonwire.SkipSpace(data, end) == len(data) {
 					return in != nil && !d.byKJSON, nil
 				}
 			}
@@ -433,7 +436,7 @@ func plainString(b []byte, i int) (raw []byte, end int, ok bool) {
 	if b[i] != '"' {
 		return nil, 0, false
 	}
-	end, escaped, err := skipString(b, i)
+	end, escaped, err := jsonwire.SkipString(b, i)
 	if err != nil || escaped {
 		return nil, 0, false
 	}
@@ -489,24 +492,25 @@ func (d *jsonDecoder) str(i int) (_ string, end int, ok bool) {
 	if b[i] != '"' {
 		return "", 0, false
 	}
-	end, escaped, err := skipString(b, i)
+	end, _, err := jsonwire.SkipString(b, i)
 	if err != nil {
 		return "", 0, false
 	}
-	if raw := b[i+1 : end-1]; !escaped && validUTF8(raw) {
-		return d.intern(raw), end, true
-	}
-	var s string // escapes, or invalid UTF-8 (replaced)
-	if kjson.UnmarshalCaseSensitivePreserveInts(b[i:end], &s) != nil {
+	c, verbatim, err := jsonwire.Unquote(b[i:end])
+	switch {
+	case err != nil:
 		return "", 0, false
+	case verbatim:
+		return d.intern(c), end, true
 	}
+	s := unsafe.String(unsafe.SliceData(c), len(c)) // Unquote's own string
 	if d.in != nil && s != "" && len(s) <= MaxInternedLen {
 		s = d.in.String(s)
 	}
 	return s, end, true
 }
 
-// intern returns the string of raw (valid UTF-8), interned if d interns
+// intern returns the string of raw, interned if d interns
 // (as the walker does: what is not empty and at most MaxInternedLen).
 func (d *jsonDecoder) intern(raw []byte) string {
 	if d.in != nil && len(raw) > 0 && len(raw) <= MaxInternedLen {
@@ -554,43 +558,6 @@ func (c *jsonCodec) integer(b []byte, i int, p unsafe.Pointer) (int, error) {
 	return i, nil
 }
 
-// elements calls fn with the start of each element of the JSON array at
-// b[i], returning the index after it; fn returns the index after the
-// element.
-func elements(b []byte, i int, fn func(i int) (int, error)) (int, error) {
-	return entries(b, i, '[', ']', fn)
-}
-
-// entries walks the array or object opened by open at b[i]: fn reads each
-// entry from its start and returns the index after it.
-func entries(b []byte, i int, open, close byte, fn func(i int) (int, error)) (int, error) {
-	if b[i] != open {
-		return 0, errNotPlain
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == close {
-		return i + 1, nil
-	}
-	for i < len(b) {
-		end, err := fn(i)
-		if err != nil {
-			return 0, err
-		}
-		if i = skipSpace(b, end); i >= len(b) {
-			break
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case close:
-			return i + 1, nil
-		default:
-			return 0, errNotPlain
-		}
-	}
-	return 0, errNotPlain
-}
-
 // slice decodes an array (at depth) into a new slice of exactly its
 // length: the elements are counted first (a skip over the array, about a
 // tenth of a pod's decoding), which spares growing a slice by doubling and
@@ -601,15 +568,16 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 		return 0, errNotPlain
 	}
 	n := 0
-	if _, err := elements(b, i, func(i int) (int, error) {
+	if _, err := jsonwire.Each(b, i, '[', func(_ jsonwire.Entries, i int) (int, error) {
 		n++
-		return skipValue(b, i)
+		end, _, err := jsonwire.SkipValue(b, i)
+		return end, err
 	}); err != nil {
 		return 0, errNotPlain
 	}
 	s := reflect.MakeSlice(c.typ, n, n)
 	data, size, k := s.UnsafePointer(), c.elem.typ.Size(), 0
-	end, err := elements(b, i, func(i int) (int, error) {
+	end, err := jsonwire.Each(b, i, '[', func(_ jsonwire.Entries, i int) (int, error) {
 		if k == n {
 			return 0, errNotPlain
 		}
@@ -624,21 +592,14 @@ func (c *jsonCodec) slice(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 }
 
 // members calls fn with the key and the start of the value of each
-// member of the JSON object at b[i], returning the index after it; fn
-// returns the index after the value. A key with escapes stops it.
+// member of the JSON object at b[i] ([jsonwire.Each]). A key with escapes
+// stops it.
 func members(b []byte, i int, fn func(key []byte, i int) (int, error)) (int, error) {
-	return entries(b, i, '{', '}', func(i int) (int, error) {
-		key, end, ok := plainString(b, i)
-		if !ok {
+	return jsonwire.Each(b, i, '{', func(e jsonwire.Entries, i int) (int, error) {
+		if e.Escaped {
 			return 0, errNotPlain
 		}
-		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return 0, errNotPlain
-		}
-		if i = skipSpace(b, i+1); i >= len(b) {
-			return 0, errNotPlain
-		}
-		return fn(key, i)
+		return fn(e.Key, i)
 	})
 }
 
@@ -680,7 +641,7 @@ func (c *jsonCodec) stringMap(d *jsonDecoder, i int, p unsafe.Pointer, depth int
 	}
 	m := map[string]string{}
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !validUTF8(key) {
+		if !utf8.Valid(key) {
 			return 0, errNotPlain
 		}
 		if hasLiteral(b, i, "null") {
@@ -710,7 +671,7 @@ func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 	m := reflect.MakeMap(c.typ)
 	elem := reflect.New(c.elem.typ).Elem()
 	end, err := members(b, i, func(key []byte, i int) (int, error) {
-		if !validUTF8(key) {
+		if !utf8.Valid(key) {
 			return 0, errNotPlain
 		}
 		elem.SetZero()
@@ -733,7 +694,7 @@ func (c *jsonCodec) mapOf(d *jsonDecoder, i int, p unsafe.Pointer, depth int) (i
 // input before decoding it.
 func validValue(b []byte, i, depth int) (int, error) {
 	if b[i] == '"' {
-		if end, escaped, err := skipString(b, i); err == nil && !escaped {
+		if end, escaped, err := jsonwire.SkipString(b, i); err == nil && !escaped {
 			return end, nil // no control characters, no escapes to check
 		}
 	}
@@ -749,7 +710,7 @@ func validValue(b []byte, i, depth int) (int, error) {
 // maxJSONDepth (checked on its own, as kjson checks a value handed to it,
 // a deeper one would pass).
 func valueSpan(b []byte, i, depth int) (int, error) {
-	end, nested, err := skipValueDepth(b, i)
+	end, nested, err := jsonwire.SkipValue(b, i)
 	if err != nil || depth+nested > maxJSONDepth {
 		return 0, errNotPlain
 	}

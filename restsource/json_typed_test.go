@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/randfill"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // The typed JSON decoder is checked against kjson, whose semantics it
@@ -43,10 +45,10 @@ func likeKJSON[T any](t *testing.T, data []byte) {
 // plain decodes data into a new T with the codec alone.
 func plain[T any](data []byte) (T, error) {
 	var v T
-	i := skipSpace(data, 0)
+	i := jsonwire.SkipSpace(data, 0)
 	d := jsonDecoder{b: data}
 	end, err := jsonCodecOf(reflect.TypeFor[T]()).decode(&d, i, reflect.ValueOf(&v).UnsafePointer(), 0)
-	if err == nil && skipSpace(data, end) != len(data) {
+	if err == nil && jsonwire.SkipSpace(data, end) != len(data) {
 		err = errNotPlain
 	}
 	return v, err

@@ -63,6 +63,21 @@ func (s *source[T]) jsonList(body []byte) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	list, err := d.jsonListHead(&l, body)
+	if err != nil {
+		return nil, err
+	}
+	if list.Items, err = s.decodeItems(l.items, 0, d.jsonItem); err != nil {
+		return nil, err
+	}
+	d.setItemKinds(list.Items, l.kind)
+	return list, nil
+}
+
+// jsonListHead checks the kind of the JSON list l, parsed from body (the
+// whole list, or its members but items), and decodes its metadata into a
+// list without items; a Status is the error it stands for.
+func (d *objectDecoder[T]) jsonListHead(l *jsonList, body []byte) (*metav1.List, error) {
 	l.kind, l.apiVersion = d.listTypeMeta(l.kind, l.apiVersion)
 	switch {
 	case len(l.kind) == 0:
@@ -83,11 +98,6 @@ func (s *source[T]) jsonList(body []byte) (runtime.Object, error) {
 			return nil, fmt.Errorf("decoding the list's metadata: %w", err)
 		}
 	}
-	list.Items, err = s.decodeItems(l.items, 0, d.jsonItem)
-	if err != nil {
-		return nil, err
-	}
-	d.setItemKinds(list.Items, l.kind)
 	return list, nil
 }
 

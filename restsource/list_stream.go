@@ -3,6 +3,7 @@ package restsource
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	kjson "sigs.k8s.io/json"
 
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
@@ -236,36 +237,25 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 	if c, err := jr.peek(); err != nil || c != '{' {
 		return nil, false, nil
 	}
-	jr.pos++
 	b := &itemBatch{items: []runtime.RawExtension{}, decode: func(raws [][]byte, base int) ([]runtime.RawExtension, error) {
 		return s.decodeItems(raws, base, d.jsonItem)
 	}}
-	other := []byte{'{'} // the members other than items, for the checks and a Status
+	// The members other than items are kept, for parseJSONList, as the
+	// whole body would be read, and for a Status, which is decoded whole.
+	other := []byte{'{'}
 	itemsSeen := false
 	malformed := func(err error) (runtime.Object, bool, error) {
 		return nil, true, fmt.Errorf("malformed JSON list: %w", err)
 	}
-	for first := true; ; first = false {
-		c, err := jr.peek()
-		if err != nil {
-			return malformed(err)
-		}
-		if c == '}' && first {
-			jr.pos++
+	e, i, _ := jsonwire.Open(jr.buf, jr.pos, '{') // peeked
+	for jr.pos = i; ; {
+		if more, err := jr.next(&e); err != nil || !more {
+			if err != nil {
+				return malformed(err)
+			}
 			break
 		}
-		key, err := jr.value()
-		if err != nil {
-			return malformed(err)
-		}
-		if len(key) == 0 || key[0] != '"' {
-			return malformed(fmt.Errorf("invalid character %q looking for the beginning of an object key", key[0]))
-		}
-		if c, err = jr.peek(); err != nil || c != ':' {
-			return malformed(orUnexpectedEOF(err))
-		}
-		jr.pos++
-		if string(key) == `"items"` {
+		if string(e.Key) == "items" {
 			if itemsSeen {
 				return malformed(errExotic)
 			}
@@ -273,27 +263,18 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 			if err := jr.items(b); err != nil {
 				return malformed(err)
 			}
-		} else {
-			if len(other) > 1 {
-				other = append(other, ',')
-			}
-			other = append(append(other, key...), ':')
-			v, err := jr.value()
-			if err != nil {
-				return malformed(err)
-			}
-			other = append(other, v...)
+			continue
 		}
-		if c, err = jr.peek(); err != nil {
+		keyEnd, _, _ := jsonwire.SkipString(jr.buf, e.KeyStart) // read whole by next
+		if len(other) > 1 {
+			other = append(other, ',')
+		}
+		other = append(append(other, jr.buf[e.KeyStart:keyEnd]...), ':')
+		v, err := jr.value()
+		if err != nil {
 			return malformed(err)
 		}
-		jr.pos++
-		if c == '}' {
-			break
-		}
-		if c != ',' {
-			return malformed(fmt.Errorf("invalid character %q after object key:value pair", c))
-		}
+		other = append(other, v...)
 	}
 	if c, err := jr.peek(); err != io.EOF {
 		if err == nil {
@@ -306,28 +287,12 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 	if err != nil {
 		return nil, true, err
 	}
-	l.kind, l.apiVersion = d.listTypeMeta(l.kind, l.apiVersion)
-	switch {
-	case len(l.kind) == 0:
-		return nil, true, fmt.Errorf("object 'Kind' is missing in %s", truncate(other))
-	case string(l.kind) == "Status" && string(l.apiVersion) == statusAPIVersion:
-		st := &metav1.Status{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(other, st); err != nil {
-			return nil, true, fmt.Errorf("decoding a Status: %w", err)
-		}
-		st.TypeMeta = metav1.TypeMeta{}
-		return nil, true, statusError(st)
-	case !d.listKindOK(l.kind, l.apiVersion):
-		return nil, true, fmt.Errorf("expected %s %s, got %s %s", d.apiVersion, d.listKind, l.apiVersion, l.kind)
+	list, err := d.jsonListHead(&l, other)
+	if err == nil {
+		err = b.flush()
 	}
-	if err := b.flush(); err != nil {
+	if err != nil {
 		return nil, true, err
-	}
-	list := &metav1.List{}
-	if l.metadata != nil {
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(l.metadata, &list.ListMeta); err != nil {
-			return nil, true, fmt.Errorf("decoding the list's metadata: %w", err)
-		}
 	}
 	list.Items = b.items
 	d.setItemKinds(list.Items, l.kind)
@@ -337,22 +302,39 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 // jsonReader reads JSON values from r, buffering what it needs; a value
 // it returns is valid until the next call.
 type jsonReader struct {
-	r   *bufio.Reader
-	buf []byte
-	pos int // next byte of buf to look at
+	r    io.Reader
+	max  int // if set, the longest object or array value takes
+	scan jsonwire.Scanner
+	buf  []byte
+	pos  int // next byte of buf to look at
 }
 
 // peek returns the next byte that is not a space, without taking it.
 func (j *jsonReader) peek() (byte, error) {
 	for {
-		for j.pos < len(j.buf) && isSpace(j.buf[j.pos]) {
-			j.pos++
-		}
-		if j.pos < len(j.buf) {
+		if j.pos = jsonwire.SkipSpace(j.buf, j.pos); j.pos < len(j.buf) {
 			return j.buf[j.pos], nil
 		}
 		if err := j.fill(); err != nil {
 			return 0, err
+		}
+	}
+}
+
+// next takes e's step to the next entry ([jsonwire.Entries.Next]),
+// reading more as it needs.
+func (j *jsonReader) next(e *jsonwire.Entries) (more bool, _ error) {
+	for {
+		i, more, err := e.Next(j.buf, j.pos)
+		if err == nil {
+			j.pos = i
+			return more, nil
+		}
+		if err != jsonwire.ErrEnd {
+			return false, err
+		}
+		if err := j.fill(); err != nil {
+			return false, orUnexpectedEOF(err)
 		}
 	}
 }
@@ -377,30 +359,41 @@ func (j *jsonReader) fill() error {
 	return err
 }
 
-// value takes the next value, whole.
+// value takes the next value, whole: an object or an array is scanned as
+// it arrives ([jsonwire.Scanner]), up to max bytes if max is set; any
+// other value is read again whole as more of it arrives.
 func (j *jsonReader) value() ([]byte, error) {
-	if _, err := j.peek(); err != nil {
+	c, err := j.peek()
+	if err != nil {
 		return nil, orUnexpectedEOF(err)
 	}
-	for {
-		end, err := skipValue(j.buf, j.pos)
-		// A number or literal at the end of the buffer may go on.
-		if err == nil && (end < len(j.buf) || j.buf[j.pos] == '"' || j.buf[j.pos] == '{' || j.buf[j.pos] == '[') {
+	for scanned := 0; ; {
+		end, err := -1, error(nil)
+		if c == '{' || c == '[' {
+			var n int
+			if n, err = j.scan.Scan(j.buf[j.pos+scanned:]); n >= 0 {
+				end = j.pos + scanned + n
+			}
+		} else if end, _, err = jsonwire.SkipValue(j.buf, j.pos); err == jsonwire.ErrEnd || err == nil && end == len(j.buf) && c != '"' {
+			end, err = -1, nil // a number or literal at the end of the buffer may go on
+		}
+		if err != nil {
+			return nil, err
+		}
+		if end >= 0 {
 			v := j.buf[j.pos:end]
 			j.pos = end
 			return v, nil
 		}
-		if err != nil && err != errJSONEnd {
-			return nil, err
+		if scanned = len(j.buf) - j.pos; j.max > 0 && scanned >= j.max {
+			return nil, errFrameTooLarge
 		}
-		if ferr := j.fill(); ferr != nil {
-			if ferr == io.EOF && err == nil { // a number or literal ends the input
-				end, _ = skipValue(j.buf, j.pos) // fill moved it
-				v := j.buf[j.pos:end]
-				j.pos = end
-				return v, nil
-			}
-			return nil, orUnexpectedEOF(ferr)
+		if err := j.fill(); err == io.EOF && c != '"' && c != '{' && c != '[' && scanned > 0 {
+			v := j.buf[j.pos:] // a number or literal ends the input
+			j.pos = len(j.buf)
+			return v, nil
+		} else if err != nil {
+			return nil, orUnexpectedEOF(err)
 		}
 	}
 }
@@ -412,20 +405,18 @@ func (j *jsonReader) items(b *itemBatch) error {
 		return orUnexpectedEOF(err)
 	}
 	if c == 'n' {
-		_, err := j.value()
-		return err
-	}
-	if c != '[' {
-		return errors.New("JSON items are not an array")
-	}
-	j.pos++
-	for first := true; ; first = false {
-		if c, err = j.peek(); err != nil {
-			return orUnexpectedEOF(err)
+		if v, err := j.value(); err != nil || string(v) != "null" {
+			return cmp.Or(err, jsonwire.ErrNotArray)
 		}
-		if c == ']' && first {
-			j.pos++
-			return nil
+		return nil
+	}
+	e, i, err := jsonwire.Open(j.buf, j.pos, '[')
+	if err != nil {
+		return jsonwire.ErrNotArray
+	}
+	for j.pos = i; ; {
+		if more, err := j.next(&e); err != nil || !more {
+			return err
 		}
 		v, err := j.value()
 		if err != nil {
@@ -433,16 +424,6 @@ func (j *jsonReader) items(b *itemBatch) error {
 		}
 		if err := b.add(len(v), func(buf []byte) error { copy(buf, v); return nil }); err != nil {
 			return err
-		}
-		if c, err = j.peek(); err != nil {
-			return orUnexpectedEOF(err)
-		}
-		j.pos++
-		if c == ']' {
-			return nil
-		}
-		if c != ',' {
-			return fmt.Errorf("invalid character %q after an array element in JSON", c)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
@@ -194,7 +195,7 @@ var errFound = errors.New("found")
 // its first managedFields member (with the comma that separates it from
 // its neighbours), or from == to if there is none.
 func managedFieldsSpan(obj []byte) (from, to int) {
-	err := eachMemberAt(obj, func(key []byte, _, valStart, valEnd int) error {
+	err := jsonwire.EachMember(obj, func(key []byte, _, valStart, valEnd int) error {
 		if meta := obj[valStart:valEnd]; string(key) == jsonMetadataKey && len(meta) > 0 && meta[0] == '{' {
 			if f, t := memberSpan(meta, jsonManagedFieldsKey); f != t {
 				from, to = valStart+f, valStart+t
@@ -204,7 +205,7 @@ func managedFieldsSpan(obj []byte) (from, to int) {
 		// JSON allows a key more than once (the typed decoder merges the
 		// values): a later metadata member has its key spelled out or
 		// escaped. If neither can be in the rest, stop here.
-		if rest := obj[valEnd:]; noMemberNamed(rest, jsonMetadataKey) {
+		if rest := obj[valEnd:]; jsonwire.NoMemberNamed(rest, jsonMetadataKey) {
 			return errFound
 		}
 		return nil
@@ -222,7 +223,7 @@ func managedFieldsSpan(obj []byte) (from, to int) {
 // malformed.
 func memberSpan(obj []byte, key string) (from, to int) {
 	prevEnd, keyStart, valEnd, next := -1, -1, -1, -1
-	err := eachMemberAt(obj, func(k []byte, ks, _, ve int) error {
+	err := jsonwire.EachMember(obj, func(k []byte, ks, _, ve int) error {
 		switch {
 		case keyStart >= 0:
 			next = ks

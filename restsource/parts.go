@@ -10,6 +10,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // Decoding with Options.ShareRepeated: the parts of an object that repeat
@@ -165,7 +167,7 @@ func (m *message[P, PP]) cut(d *partsDecoder, obj []byte, p *P) (_ []byte, ok bo
 	if len(c.nums) == 0 {
 		return obj, true
 	}
-	return keepMembers(obj, skipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), c.kept), true
+	return keepMembers(obj, jsonwire.SkipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), c.kept), true
 }
 
 // jsonParts decodes the values (spans in obj) of the members numbered nums

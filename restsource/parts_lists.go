@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
@@ -55,7 +56,7 @@ func (d *partsDecoder) volumesOf(site partSite, run []byte) ([]corev1.Volume, er
 func (d *partsDecoder) volumesJSON(site partSite, v []byte) ([]corev1.Volume, error) {
 	d.own = d.own[:0]
 	vols, err := sharePartKeep(d.t, jsonSite(site), partKey{a: v}, func() ([]corev1.Volume, error) {
-		elems, err := eachElement(v, nil)
+		elems, err := jsonwire.AppendElements(nil, v)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +90,7 @@ func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
 	}
 	if len(c.nums) == 1 {
 		b, err := jsonString(e[c.vals[0][0]:c.vals[0][1]])
-		if err != nil || !validUTF8(b) { // the typed decoder would replace invalid UTF-8
+		if err != nil {
 			return errUnsplittable
 		}
 		name, hit, counted := d.in.lookupBytes(b)
@@ -185,7 +186,7 @@ func (d *partsDecoder) statusesJSON(_ partSite, v []byte) ([]corev1.ContainerSta
 
 // jsonElements decodes each element of the JSON array v as m declares.
 func jsonElements[P any, PP ptrUnmarshaler[P]](d *partsDecoder, m *message[P, PP], v []byte) ([]P, error) {
-	elems, err := eachElement(v, nil)
+	elems, err := jsonwire.AppendElements(nil, v)
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +292,8 @@ func (d *partsDecoder) dataJSON(site partSite, v []byte) (map[string]string, err
 				return nil
 			}
 			s, err := sharePart(d.t, jsonSite(siteDataValue), val, func(val []byte) (string, error) {
-				b, err := jsonString(val)
-				if err != nil || !validUTF8(b) {
+				b, _, err := jsonwire.Unquote(val)
+				if err != nil {
 					return "", errUnsplittable
 				}
 				return string(b), nil

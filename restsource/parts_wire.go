@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 	"github.com/listwatch/listwatch/restsource/internal/wire"
 )
 
@@ -156,7 +157,7 @@ type memberCuts struct {
 func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 	var seen fieldSet
 	c.nums, c.vals, c.kept = c.nums[:0], c.vals[:0], c.kept[:0]
-	err := eachMemberAt(obj, func(key []byte, keyStart, valStart, valEnd int) error {
+	err := jsonwire.EachMember(obj, func(key []byte, keyStart, valStart, valEnd int) error {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return errFound
 		}
@@ -180,18 +181,8 @@ func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 // overtakes reading), moves the rest of obj after it, and returns the
 // shortened obj.
 func keepMembers(obj []byte, start, end int, kept [][2]int) []byte {
-	w := start + 1
-	for i, k := range kept {
-		if i > 0 {
-			obj[w] = ','
-			w++
-		}
-		w += copy(obj[w:], obj[k[0]:k[1]])
-	}
-	obj[w] = '}'
-	w++
-	n := copy(obj[w:], obj[end:])
-	return obj[:w+n]
+	w := len(appendKept(obj[:start], obj, kept))
+	return obj[:w+copy(obj[w:], obj[end:])]
 }
 
 // appendKept appends the object obj with only the kept members to dst.

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // decoders returns the reference decoder (no options) and one with opts.
@@ -168,7 +170,7 @@ func protoVariants(t testing.TB, p *corev1.Pod) map[string][]byte {
 // jsonMembers splits a JSON object into its members' encodings.
 func jsonMembers(t testing.TB, obj []byte) (keys []string, members [][]byte) {
 	t.Helper()
-	err := eachMemberAt(obj, func(key []byte, keyStart, _, valEnd int) error {
+	err := jsonwire.EachMember(obj, func(key []byte, keyStart, _, valEnd int) error {
 		keys, members = append(keys, string(key)), append(members, obj[keyStart:valEnd])
 		return nil
 	})

@@ -27,7 +27,11 @@ func CompactTransform(in *Interner, shareResourceLists bool) func(any) (any, err
 			a.SetManagedFields(nil)
 		}
 		if in != nil {
-			pass := &interning{Interner: in, shareLists: shareResourceLists}
+			var policy passPolicy
+			if shareResourceLists {
+				policy = sharesLists
+			}
+			pass := newPass(in, policy, 0)
 			pass.object(obj)
 			pass.done()
 		}

@@ -15,6 +15,8 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/listwatch/listwatch/restsource/internal/jsonwire"
 )
 
 // eventDecoder decodes one frame into an event.
@@ -61,7 +63,7 @@ func (w *watcher) shutdown() {
 	})
 }
 
-// streamKind sniffs the stream's encoding from its first byte: a JSON
+// streamIsJSON sniffs the stream's encoding from its first byte: a JSON
 // object starts with '{' (after spaces), a protobuf frame with the high
 // byte of its length, which is 0 below maxFrame.
 func streamIsJSON(r *bufio.Reader) (bool, error) {
@@ -70,7 +72,7 @@ func streamIsJSON(r *bufio.Reader) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if !isSpace(b[0]) {
+		if !jsonwire.IsSpace(b[0]) {
 			return b[0] == '{', nil
 		}
 		_, _ = r.ReadByte()
@@ -142,7 +144,7 @@ func (w *watcher) run(br *bufio.Reader) {
 	}
 	var frames frameReader = &protoFrames{r: br}
 	if isJSON {
-		frames = &jsonFrames{r: br}
+		frames = newJSONFrames(br)
 	}
 	decode := w.decoder(isJSON)
 	if w.workers <= 1 {
