@@ -36,7 +36,10 @@ func TestDemoAgainstSimulatedCluster(t *testing.T) {
 			t.Errorf("no retried reconcile, or not converged")
 		}
 		status := regexp.MustCompile(`(?m)^\[ +\d+s\] cache \d+ \| +\d+ ev/s \| ctrl \d+ rec \d+ retry \| audit \d+/\S+ slow \d+/\S+ \| \S+ \| errs \S+$`)
-		if n := len(status.FindAllString(r.stdout, -1)); n < 20 {
+		// One a second of the 20s run: the ticks at 1s to 19s, and the
+		// one at 20s unless the end of the run, due at the same virtual
+		// instant, comes first (it did once in a loaded -race run).
+		if n := len(status.FindAllString(r.stdout, -1)); n < 19 {
 			t.Errorf("%d status lines, want one a second", n)
 		}
 		if t.Failed() {
