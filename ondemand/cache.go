@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/listwatch/listwatch/internal/nilcheck"
+	"github.com/listwatch/listwatch/internal/objname"
 	"github.com/listwatch/listwatch/store"
 )
 
@@ -310,13 +311,9 @@ func keyFor(namespace, name string) string {
 	return name
 }
 
-// keyOf is the metadata cache's key of an object (store.NamespacedKey).
-func keyOf(m metav1.Object) string {
-	if ns := m.GetNamespace(); ns != "" {
-		return ns + "/" + m.GetName()
-	}
-	return m.GetName()
-}
+// keyOf is the metadata cache's key of an object (store.NamespacedKey's,
+// for the named objects a server sends).
+func keyOf(m metav1.Object) string { return objname.Of(m) }
 
 // Stop removes the Cache's handler from the metadata informer. Held
 // objects stay readable until the Cache is dropped.
