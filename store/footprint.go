@@ -16,8 +16,12 @@ type Footprint struct {
 	Sampled int
 	// BytesPerObject is the mean estimated size of the sampled objects.
 	BytesPerObject int64
-	// Bytes is BytesPerObject times Objects, plus the store's own entries
-	// (about 48 bytes and the key per object, index postings not counted).
+	// IndexBytes is what the indexes take: each one's map of values, the
+	// values' strings and their sets of entries.
+	IndexBytes int64
+	// Bytes is everything: BytesPerObject times Objects, the allocations
+	// shared between objects once, the store's own entries (about 48
+	// bytes, a table slot and the key per object) and IndexBytes.
 	Bytes int64
 }
 
@@ -25,13 +29,14 @@ type Footprint struct {
 // to sample of them (default 64 when sample <= 0) under the read lock:
 // every pointer, slice, map and string reachable from an object, each
 // allocation counted at its Go size, rounded up to the allocator's size
-// class, and once per object. A string or
-// slice shared with other objects (an interned label value, say) is
-// counted in each object that holds it, so the estimate is high for
-// caches that intern; maps are counted at their entries' size plus a
-// the size of their groups of slots. It costs about a
-// microsecond per sampled field; it is meant for status pages and
-// scrapes, not for hot paths.
+// class. An allocation reachable from one sampled object is that
+// object's and is scaled up to the whole store; one reachable from two or
+// more sampled objects (an interned string or label map, a string of the
+// program's binary) is shared and counted once, not scaled: so a cache
+// that interns is not counted as if every object had its own copy. Maps
+// are counted at their entries' size plus the size of their groups of
+// slots. It costs about a microsecond per sampled field; it is meant for
+// status pages and scrapes, not for hot paths.
 func (r Reader[T]) Footprint(sample int) Footprint {
 	if sample <= 0 {
 		sample = 64
@@ -46,95 +51,170 @@ func (r Reader[T]) Footprint(sample int) Footprint {
 	// Every step-th entry in slot order: spread over the table, no
 	// randomness, so the same content gives the same estimate.
 	step := max(1, fp.Objects/sample)
-	var total, keys int64
+	var keys int64
+	w := walker{seen: map[uintptr]*allocation{}}
 	i := 0
 	c.items.all(func(e *entry[T]) bool {
 		if i%step == 0 {
-			total += sizeOf(reflect.ValueOf(&e.obj).Elem())
+			w.object++
+			w.walk(reflect.ValueOf(&e.obj).Elem())
 			keys += int64(len(e.key))
 			fp.Sampled++
 		}
 		i++
 		return fp.Sampled < sample
 	})
-	fp.BytesPerObject = total / int64(fp.Sampled)
+	own, shared := w.totals()
+	fp.BytesPerObject = own / int64(fp.Sampled)
 	perEntry := int64(unsafe.Sizeof(entry[T]{})) + 16 + keys/int64(fp.Sampled) // entry, table slot, key
-	fp.Bytes = (fp.BytesPerObject + perEntry) * int64(fp.Objects)
+	for _, ix := range c.indexes {
+		fp.IndexBytes += ix.bytes()
+	}
+	fp.Bytes = (fp.BytesPerObject+perEntry)*int64(fp.Objects) + shared + fp.IndexBytes
 	return fp
+}
+
+// bytes is what the index holds, counted as [Reader.Footprint] counts an
+// object: its map of values, each value's string (unless taken from the
+// entries' keys) and its postings. It visits every value: O(values).
+func (ix *index[T]) bytes() int64 {
+	n := mapBytes(len(ix.values), int64(unsafe.Sizeof("")), int64(unsafe.Sizeof((*postings[T])(nil))))
+	each := alloc(int64(unsafe.Sizeof(postings[T]{})))
+	ptr := int64(unsafe.Sizeof((*entry[T])(nil)))
+	for v, p := range ix.values {
+		n += each + alloc(int64(cap(p.small))*ptr) + alloc(int64(len(p.large.slots))*ptr)
+		if !ix.fromKey {
+			n += alloc(int64(len(v)))
+		}
+	}
+	return n
+}
+
+// mapBytes is what a map of n entries of the given key and value sizes
+// takes. Swiss tables: groups of 8 slots with 8 control bytes, at most
+// 7/8 full, a power of two of slots past the first group; plus a header.
+func mapBytes(n int, key, value int64) int64 {
+	slots := int64(8)
+	for l := int64(n); slots*7/8 < l; {
+		slots *= 2
+	}
+	return alloc(48) + alloc(slots/8*(8+8*(key+value)))
 }
 
 // sizeOf is the estimated heap size reachable from v, not counting v's own
 // inline size (its container counts that).
 func sizeOf(v reflect.Value) int64 {
-	return walk(v, map[uintptr]bool{})
+	w := walker{seen: map[uintptr]*allocation{}, object: 1}
+	w.walk(v)
+	own, shared := w.totals()
+	return own + shared
 }
 
-// walk adds up what v points to. seen holds the pointers already counted
-// in this object, so cycles and pointers shared within one object are
-// counted once.
-func walk(v reflect.Value, seen map[uintptr]bool) int64 {
+// walker adds up the allocations reachable from the objects it walks,
+// one object after the other (object numbers them from 1).
+type walker struct {
+	// seen holds every allocation counted, by address: the same one
+	// reached again in the same object (a cycle, a pointer shared within
+	// it) is not walked again; reached from another object, it becomes
+	// shared.
+	seen   map[uintptr]*allocation
+	object int
+	// boxed adds up the values boxed in interfaces, each its object's.
+	boxed int64
+}
+
+// allocation is one counted allocation: its size, the last object that
+// reached it, and whether more than one did.
+type allocation struct {
+	size   int64
+	last   int
+	shared bool
+}
+
+// totals returns the bytes of allocations reached from one object only,
+// and of those reached from several.
+func (w *walker) totals() (own, shared int64) {
+	own = w.boxed
+	for _, a := range w.seen {
+		if a.shared {
+			shared += a.size
+		} else {
+			own += a.size
+		}
+	}
+	return own, shared
+}
+
+// visit records the allocation at p of size bytes and reports whether
+// what it holds must be walked: not when this object reached it before.
+func (w *walker) visit(p uintptr, size int64) bool {
+	if a := w.seen[p]; a != nil {
+		if a.last == w.object {
+			return false
+		}
+		a.last, a.shared = w.object, true
+		return true
+	}
+	w.seen[p] = &allocation{size: size, last: w.object}
+	return true
+}
+
+// walk records what v points to.
+func (w *walker) walk(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() || seen[v.Pointer()] {
-			return 0
+		if v.IsNil() {
+			return
 		}
-		seen[v.Pointer()] = true
 		e := v.Elem()
-		return alloc(int64(e.Type().Size())) + walk(e, seen)
+		if w.visit(v.Pointer(), alloc(int64(e.Type().Size()))) {
+			w.walk(e)
+		}
 	case reflect.Interface:
 		if v.IsNil() {
-			return 0
+			return
 		}
 		e := v.Elem()
 		if e.Kind() == reflect.Pointer {
-			return walk(e, seen)
+			w.walk(e)
+			return
 		}
-		return alloc(int64(e.Type().Size())) + walk(e, seen)
+		// A non-pointer value in an interface is boxed in an
+		// allocation of its own (reflect shows no address to share by).
+		w.boxed += alloc(int64(e.Type().Size()))
+		w.walk(e)
 	case reflect.String:
-		return alloc(int64(v.Len()))
+		if v.Len() > 0 {
+			w.visit(uintptr(unsafe.Pointer(unsafe.StringData(v.String()))), alloc(int64(v.Len())))
+		}
 	case reflect.Slice:
-		if v.IsNil() || seen[v.Pointer()] {
-			return 0
+		if v.IsNil() || !w.visit(v.Pointer(), alloc(int64(v.Cap())*int64(v.Type().Elem().Size()))) {
+			return
 		}
-		seen[v.Pointer()] = true
-		n := alloc(int64(v.Cap()) * int64(v.Type().Elem().Size()))
 		for i := range v.Len() {
-			n += walk(v.Index(i), seen)
+			w.walk(v.Index(i))
 		}
-		return n
 	case reflect.Array:
-		var n int64
 		for i := range v.Len() {
-			n += walk(v.Index(i), seen)
+			w.walk(v.Index(i))
 		}
-		return n
 	case reflect.Struct:
-		var n int64
 		for i := range v.NumField() {
-			n += walk(v.Field(i), seen)
+			w.walk(v.Field(i))
 		}
-		return n
 	case reflect.Map:
-		if v.IsNil() || seen[v.Pointer()] {
-			return 0
+		if v.IsNil() {
+			return
 		}
-		seen[v.Pointer()] = true
-		kt, vt := v.Type().Key(), v.Type().Elem()
-		// Swiss tables: groups of 8 slots with 8 control bytes, at most
-		// 7/8 full, a power of two of slots past the first group; plus a
-		// header.
-		slots := int64(8)
-		for l := int64(v.Len()); slots*7/8 < l; {
-			slots *= 2
+		if !w.visit(v.Pointer(), mapBytes(v.Len(), int64(v.Type().Key().Size()), int64(v.Type().Elem().Size()))) {
+			return
 		}
-		n := alloc(48) + alloc(slots/8*(8+8*int64(kt.Size()+vt.Size())))
 		it := v.MapRange()
 		for it.Next() {
-			n += walk(it.Key(), seen) + walk(it.Value(), seen)
+			w.walk(it.Key())
+			w.walk(it.Value())
 		}
-		return n
 	}
-	return 0
 }
 
 // sizeClasses are the Go allocator's small size classes up to 32 KiB.
