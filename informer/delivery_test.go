@@ -5,7 +5,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The delivery modes tested alone: pending's merge and deliver, and the two
@@ -283,5 +287,45 @@ func TestBuffersShrinkAfterABurst(t *testing.T) {
 				t.Fatalf("mode %d: a ring still holds %d slots after draining", mode, c)
 			}
 		}
+	}
+}
+
+// A handler's buffer gives back the initial list's burst once it has
+// delivered it: a quiet informer does not keep, for ever, rings sized
+// for its whole cache (a patient ring alone would wait for a window of
+// traffic that may never come).
+func TestBuffersTrimAfterTheInitialList(t *testing.T) {
+	for _, mode := range []DeliveryMode{Coalesce, InOrder} {
+		synctest.Test(t, func(t *testing.T) {
+			e := newEnv(t, Options[*corev1.ConfigMap]{Delivery: mode})
+			for i := range 3000 {
+				e.create(t, fmt.Sprint("cm-", i))
+			}
+			var calls atomic.Int64
+			reg, err := e.inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{
+				AddFunc: func(*corev1.ConfigMap, bool) { calls.Add(1) },
+			}, HandlerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runSynced(t, e.inf, nil)
+			if calls.Load() != 3000 || !reg.HasSynced() {
+				t.Fatalf("mode %d: %d adds, synced %v", mode, calls.Load(), reg.HasSynced())
+			}
+			var caps []int
+			reg.l.mu.Lock()
+			switch b := reg.l.buf.(type) {
+			case *coalescingBuffer[*corev1.ConfigMap]:
+				caps = []int{b.keys.Cap()}
+			case *orderedBuffer[*corev1.ConfigMap]:
+				caps = []int{b.notes.Cap(), b.runs.Cap()}
+			}
+			reg.l.mu.Unlock()
+			for _, c := range caps {
+				if c > ringKeep {
+					t.Fatalf("mode %d: a ring holds %d slots after the initial list", mode, c)
+				}
+			}
+		})
 	}
 }

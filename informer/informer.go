@@ -48,6 +48,10 @@ type Informer[T store.Object] struct {
 	// resyncWake (capacity 1) tells resyncLoop that a handler with a
 	// resync period was added.
 	resyncWake chan struct{}
+	// resyncers is the number of handlers with a resync period, changed
+	// under mu: while it is 0, resyncLoop sleeps without taking mu (which
+	// the pop loop holds while it applies a batch).
+	resyncers atomic.Int32
 	// wg counts listener goroutines started under runCtx.
 	wg      sync.WaitGroup
 	started bool

@@ -67,7 +67,10 @@ type listener[T any] struct {
 	// synced is closed once the initial list has been delivered.
 	synced     chan struct{}
 	syncedOnce sync.Once
-	stopped    bool
+	// trimmed is set once the buffer has given back the initial list's
+	// memory (drainLocked), the first time it emptied after synced; mu.
+	trimmed bool
+	stopped bool
 	// busySince is when the listener started delivering, refreshed every
 	// segment entries (0: idle).
 	busySince atomic.Int64
@@ -143,6 +146,21 @@ func (l *listener[T]) markInitial() {
 	defer l.mu.Unlock()
 	l.initialSeq, l.initialMarked = l.buf.lastSeq(), true
 	l.checkSynced()
+	if l.buf.empty() {
+		l.trimLocked()
+	}
+}
+
+// trimLocked, the first time it finds the listener synced, gives back
+// the buffer's memory of the initial list (a burst as large as the
+// cache, delivered by now) at once, not after a window of later traffic
+// that a quiet informer may never see. Called with mu held and nothing
+// pending.
+func (l *listener[T]) trimLocked() {
+	if !l.trimmed && l.isSynced() {
+		l.trimmed = true
+		l.buf.trim()
+	}
 }
 
 // checkSynced closes synced once the initial list has been delivered; mu held.
@@ -219,6 +237,7 @@ func (l *listener[T]) drainLocked() bool {
 		}
 		key, seq, p, ok := l.buf.take()
 		if !ok {
+			l.trimLocked()
 			return true
 		}
 		calls := l.callUnlocked(key, &p)

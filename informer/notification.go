@@ -156,6 +156,8 @@ type buffer[T any] interface {
 	coalesced() int64
 	// clear drops everything waiting.
 	clear()
+	// trim gives back the memory of a burst once nothing waits (Ring.Trim).
+	trim()
 }
 
 // ringKeep is the size below which a buffer's rings no longer shrink. The
@@ -256,6 +258,11 @@ func (b *orderedBuffer[T]) pending() (int, int64) {
 }
 
 func (b *orderedBuffer[T]) coalesced() int64 { return 0 }
+
+func (b *orderedBuffer[T]) trim() {
+	b.notes.Trim()
+	b.runs.Trim()
+}
 
 func (b *orderedBuffer[T]) clear() {
 	b.notes.Clear()
@@ -382,6 +389,8 @@ func (b *coalescingBuffer[T]) coalesced() int64 {
 	b.fold()
 	return b.merged
 }
+
+func (b *coalescingBuffer[T]) trim() { b.keys.Trim() }
 
 func (b *coalescingBuffer[T]) clear() {
 	b.keys.Clear()

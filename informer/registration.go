@@ -103,6 +103,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registra
 		inf.startListener(r)
 	}
 	if resync > 0 {
+		inf.resyncers.Add(1)
 		inf.wakeResync()
 	}
 	return r, nil
@@ -158,6 +159,9 @@ func (inf *Informer[T]) remove(r *Registration[T]) {
 	for i, h := range inf.handlers {
 		if h == r {
 			inf.handlers = append(inf.handlers[:i:i], inf.handlers[i+1:]...)
+			if h.resync > 0 {
+				inf.resyncers.Add(-1)
+			}
 			if !inf.started {
 				close(r.done)
 			}
@@ -179,9 +183,14 @@ func (inf *Informer[T]) resyncLoop(ctx context.Context) {
 			due   <-chan time.Time
 			timer clock.Timer
 		)
-		if next, ok := inf.nextResync(); ok {
-			timer = inf.clock.NewTimer(max(next.Sub(inf.clock.Now()), 0))
-			due = timer.C()
+		// Without a handler to resync there is nothing to look at until
+		// one joins, and no need to take mu (which the pop loop holds
+		// while it applies a batch).
+		if inf.resyncers.Load() > 0 {
+			if next, ok := inf.nextResync(); ok {
+				timer = inf.clock.NewTimer(max(next.Sub(inf.clock.Now()), 0))
+				due = timer.C()
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -27,7 +27,9 @@
 // it held in that window, rounded up to a power of two. A queue that fills
 // and drains again and again keeps its buffer instead of reallocating it
 // every cycle (its peak stays above an eighth), and a burst's memory is
-// still given back once a window of steady traffic has passed.
+// still given back once a window of steady traffic has passed. An owner
+// that knows a burst is over calls [Ring.Trim]: an empty ring then gives
+// its memory back at once, whatever its policy.
 //
 // # Concurrency
 //
@@ -150,6 +152,16 @@ func (r *Ring[E]) shrink() {
 func (r *Ring[E]) Reserve(n int) {
 	if need := r.n + n; need > len(r.buf) {
 		r.resize(max(minSize, need))
+	}
+}
+
+// Trim gives the memory of an empty ring back at once, whatever its
+// policy: for the owner that knows a burst is over (a listener that has
+// delivered its initial list), so that a ring that will stay quiet does
+// not keep the burst's size. A ring holding elements is left as it is.
+func (r *Ring[E]) Trim() {
+	if r.n == 0 && len(r.buf) > r.keep() {
+		r.Clear()
 	}
 }
 

@@ -201,3 +201,38 @@ func BenchmarkPushPop(b *testing.B) {
 		r.Pop()
 	}
 }
+
+// Trim gives an empty ring's memory back whatever the policy, and leaves
+// a ring holding elements, or one at its Keep size, as it is.
+func TestTrim(t *testing.T) {
+	r := Ring[int]{Keep: 16, Patient: true}
+	for i := range 1000 {
+		r.Push(i)
+	}
+	r.Trim()
+	if r.Cap() < 1000 {
+		t.Fatalf("a ring of %d elements trimmed to %d slots", r.Len(), r.Cap())
+	}
+	for r.Len() > 0 {
+		r.Pop()
+	}
+	if r.Cap() < 1000 {
+		t.Fatalf("the patient ring shrank to %d slots within its window", r.Cap())
+	}
+	r.Trim()
+	if r.Cap() != 0 || r.Len() != 0 {
+		t.Fatalf("after Trim: %d slots, %d elements; want none", r.Cap(), r.Len())
+	}
+	r.Push(7)
+	if r.Pop() != 7 {
+		t.Fatal("the trimmed ring lost its next element")
+	}
+	small := Ring[int]{Keep: 64}
+	small.Push(1)
+	small.Pop()
+	before := small.Cap()
+	small.Trim()
+	if small.Cap() != before {
+		t.Fatalf("a ring at its Keep size trimmed from %d to %d", before, small.Cap())
+	}
+}
