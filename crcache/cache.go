@@ -124,7 +124,13 @@ func NewWithOptions(o Options) cache.NewCacheFunc {
 				return nil, fmt.Errorf("crcache: registering the metrics of Options.OnRead: %w", err)
 			}
 		}
-		return newOnReadCache(wrapped, b.scheme, reader, memory.StripManagedFields, o.OnRead, metrics)
+		withOnRead, err := newOnReadCache(wrapped, b.scheme, reader, memory.StripManagedFields, o.OnRead, metrics)
+		if orc, ok := withOnRead.(*onReadCache); ok {
+			b.mu.Lock()
+			b.onRead = orc
+			b.mu.Unlock()
+		}
+		return withOnRead, err
 	}
 }
 
@@ -157,6 +163,9 @@ type builder struct {
 
 	mu    sync.Mutex
 	built []informer.Snapshotter // listwatch's informers built (described), for a StatusPage
+	// onRead is the cache's Options.OnRead wrapper, nil without: the
+	// snapshots of its types' metadata informers carry its figures.
+	onRead *onReadCache
 }
 
 // snapshotters returns the listwatch informers the cache built.
@@ -207,6 +216,11 @@ func (b *builder) newInformer(lw toolscache.ListerWatcher, example runtime.Objec
 	}
 	if s, ok := inf.(informer.Snapshotter); ok {
 		snap := described{Snapshotter: s, at: at, decoder: decoder, reason: reason}
+		if pm, ok := example.(*metav1.PartialObjectMetadata); ok {
+			b.mu.Lock()
+			snap.onRead = b.onRead.statsOf(pm.GroupVersionKind())
+			b.mu.Unlock()
+		}
 		if b.metrics != nil {
 			b.metrics.AddInformer(snap, at.gvr)
 		}

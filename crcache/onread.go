@@ -259,6 +259,24 @@ func (c *onReadCache) GetInformerForKind(ctx context.Context, gvk schema.GroupVe
 	return c.Cache.GetInformerForKind(ctx, gvk, opts...)
 }
 
+// statsOf returns, for the metadata informer of gvk, the figures of its
+// type's ondemand.Cache once built; nil when gvk is no OnRead type (c
+// may be nil: no OnRead at all).
+func (c *onReadCache) statsOf(gvk schema.GroupVersionKind) func() *ondemand.Stats {
+	if c == nil || c.types[gvk] == nil {
+		return nil
+	}
+	t := c.types[gvk]
+	return func() *ondemand.Stats {
+		oc := t.c.Load()
+		if oc == nil {
+			return nil
+		}
+		st := oc.Stats()
+		return &st
+	}
+}
+
 // OnReadStats returns the figures of the Options.OnRead type of obj, and
 // false when obj's type is not held on read or not read yet.
 func OnReadStats(c cache.Cache, obj client.Object) (ondemand.Stats, bool) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -22,6 +24,7 @@ import (
 	"github.com/listwatch/listwatch/crcache"
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/fake/fakeapi"
+	"github.com/listwatch/listwatch/informer/statuspage"
 	"github.com/listwatch/listwatch/ondemand"
 )
 
@@ -45,8 +48,10 @@ func TestOnReadHoldsWhatIsRead(t *testing.T) {
 		for _, kind := range []string{"Secret", "SecretList"} {
 			m.Add(corev1.SchemeGroupVersion.WithKind(kind), meta.RESTScopeNamespace)
 		}
+		page := crcache.NewStatusPage(statuspage.Options{})
 		c, err := crcache.NewWithOptions(crcache.Options{
-			OnRead: []crcache.OnRead{{Object: &corev1.Secret{}, Budget: ondemand.Unlimited}},
+			StatusPage: page,
+			OnRead:     []crcache.OnRead{{Object: &corev1.Secret{}, Budget: ondemand.Unlimited}},
 			OnNewInformer: func(example runtime.Object, _ toolscache.SharedIndexInformer) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -76,6 +81,20 @@ func TestOnReadHoldsWhatIsRead(t *testing.T) {
 		st, ok := crcache.OnReadStats(c, &corev1.Secret{})
 		if !ok || st.Objects != 10 || st.Held != 1 || st.Fetches != 1 || st.Reads != 3 {
 			t.Fatalf("after 3 reads of one Secret: %+v, %v; want 10 objects' metadata, 1 held, 1 fetch", st, ok)
+		}
+		// The status page's row of the metadata informer says what is
+		// held whole, and its bytes count it.
+		snaps := page.Snapshots()
+		if len(snaps) != 1 || snaps[0].OnRead == nil {
+			t.Fatalf("status page snapshots %+v; want the metadata informer's with OnRead", snaps)
+		}
+		if o := snaps[0].OnRead; o.Held != 1 || o.Fetches != 1 || o.HeldBytes != st.HeldBytes || snaps[0].Bytes < o.HeldBytes+1 {
+			t.Fatalf("snapshot %+v, OnRead %+v; want 1 held of %d bytes, counted in Bytes", snaps[0], *o, st.HeldBytes)
+		}
+		rec := httptest.NewRecorder()
+		page.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		if !strings.Contains(rec.Body.String(), "1 held whole") {
+			t.Fatalf("the status page does not show what is held whole:\n%s", rec.Body.String())
 		}
 		mu.Lock()
 		if len(built) != 1 || built[0] != "*v1.PartialObjectMetadata" {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/listwatch/listwatch/informer"
+	"github.com/listwatch/listwatch/ondemand"
 )
 
 // The decoders an informer's snapshot names (informer.Snapshot.Decoder),
@@ -23,6 +24,10 @@ type described struct {
 	informer.Snapshotter
 	at              where
 	decoder, reason string
+	// onRead, for the metadata informer of an Options.OnRead type,
+	// returns what its ondemand.Cache holds whole (nil until one is
+	// built); nil for every other informer.
+	onRead func() *ondemand.Stats
 }
 
 // Snapshot is the informer's, with the cache's knowledge filled in.
@@ -36,5 +41,11 @@ func (d described) Snapshot() informer.Snapshot {
 	}
 	s.Namespace, s.LabelSelector, s.FieldSelector = d.at.namespace, d.at.labelSelector, d.at.fieldSelector
 	s.Decoder, s.DecoderReason = d.decoder, d.reason
+	if d.onRead != nil {
+		if st := d.onRead(); st != nil {
+			s.OnRead = st.OnRead()
+			s.Bytes += st.HeldBytes
+		}
+	}
 	return s
 }

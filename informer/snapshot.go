@@ -42,10 +42,11 @@ type Snapshot struct {
 	Status reflector.Status `json:"status"`
 	// Objects is the number of cached objects.
 	Objects int `json:"objects"`
-	// Bytes estimates the memory the cached objects take, from a sample
-	// of them (store.Reader.Footprint); BytesPerObject is the sample's
-	// mean. Estimates, not heap measurements: strings shared between
-	// objects (interned) are counted in each.
+	// Bytes estimates the memory the cache holds: its objects, from a
+	// sample of them, its entries and its indexes (store.Reader.Footprint,
+	// which counts what objects share, interned strings and label maps,
+	// once), plus OnRead.HeldBytes when OnRead is set; BytesPerObject is
+	// the sample's mean. Estimates, not heap measurements.
 	Bytes          int64 `json:"bytes"`
 	BytesPerObject int64 `json:"bytesPerObject"`
 	// IndexValues maps each of the cache's indexes to its number of
@@ -58,8 +59,34 @@ type Snapshot struct {
 	// Freshness is what Fresh calls learnt of how far behind the server
 	// the cache is, and whether it is stale (Options.FreshnessBound).
 	Freshness Freshness `json:"freshness,omitzero"`
+	// OnRead is set for an informer of metadata beside which whole
+	// objects are held only for those read (package ondemand, crcache's
+	// Options.OnRead): what it holds whole and what it fetched.
+	OnRead *OnRead `json:"onRead,omitempty"`
 	// Handlers are the registered handlers, in registration order.
 	Handlers []HandlerSnapshot `json:"handlers"`
+}
+
+// OnRead is the part of a [Snapshot] that an on-read cache adds to its
+// metadata informer's (ondemand.Stats, in short).
+type OnRead struct {
+	// Held is the number of objects held whole, Pinned those held from
+	// the start (a Hold selector), HeldBytes what they take, and Budget
+	// the most they may take (negative: no limit).
+	Held      int   `json:"held"`
+	Pinned    int   `json:"pinned"`
+	HeldBytes int64 `json:"heldBytes"`
+	Budget    int64 `json:"budget"`
+	// Reads counts objects read whole, Hits those served from memory,
+	// Fetches and FetchErrors the single-object fetches and those that
+	// failed, Promotions and Demotions the objects that started and
+	// stopped being held.
+	Reads       int64 `json:"reads"`
+	Hits        int64 `json:"hits"`
+	Fetches     int64 `json:"fetches"`
+	FetchErrors int64 `json:"fetchErrors"`
+	Promotions  int64 `json:"promotions"`
+	Demotions   int64 `json:"demotions"`
 }
 
 // Healthy reports whether the informer has synced and its reflector has

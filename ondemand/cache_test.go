@@ -46,6 +46,11 @@ func TestFirstReadFetchesLaterReadsHold(t *testing.T) {
 		if _, ok := e.cache.Held("ns", name(4)); !ok {
 			t.Fatal("Held: the read object is not held")
 		}
+		snap := e.cache.Snapshot()
+		if snap.Objects != 10 || !snap.Synced || snap.OnRead == nil || snap.OnRead.Held != 1 || snap.OnRead.Reads != 3 ||
+			snap.Bytes != e.meta.Snapshot().Bytes+st.HeldBytes {
+			t.Fatalf("Snapshot %+v (OnRead %+v); want the metadata informer's, 1 held, bytes of both", snap, snap.OnRead)
+		}
 		if _, ok := e.cache.Held("ns", name(5)); ok {
 			t.Fatal("Held: an unread object is held")
 		}

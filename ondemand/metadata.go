@@ -77,6 +77,8 @@ func (m typedMetadata) WaitForSync(ctx context.Context) error { return m.inf.Wai
 
 func (m typedMetadata) Footprint() store.Footprint { return m.r.Footprint(0) }
 
+func (m typedMetadata) snapshot() (informer.Snapshot, bool) { return m.inf.Snapshot(), true }
+
 // MetadataOfInformer is the Metadata of a client-go SharedIndexInformer
 // whose objects are metadata (any metav1.Object; a tombstone's last known
 // object is unwrapped). Its indexer must have client-go's namespace index
@@ -147,6 +149,13 @@ func (m sharedMetadata) WaitForSync(ctx context.Context) error {
 		return errors.New("ondemand: the metadata informer stopped before it synced")
 	}
 	return nil
+}
+
+func (m sharedMetadata) snapshot() (informer.Snapshot, bool) {
+	if s, ok := m.inf.(informer.Snapshotter); ok {
+		return s.Snapshot(), true
+	}
+	return informer.Snapshot{}, false
 }
 
 func (m sharedMetadata) Footprint() store.Footprint {

@@ -2,6 +2,8 @@ package ondemand
 
 import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/listwatch/listwatch/informer"
 )
 
 // Stats is a point-in-time account of a [Cache]: what it holds and what
@@ -39,6 +41,41 @@ type Stats struct {
 
 // Bytes is everything the Cache holds: metadata and whole objects.
 func (s Stats) Bytes() int64 { return s.MetadataBytes + s.HeldBytes }
+
+// OnRead is the part of an informer.Snapshot these figures make.
+func (s Stats) OnRead() *informer.OnRead {
+	o := &informer.OnRead{
+		Held: s.Held, Pinned: s.Pinned, HeldBytes: s.HeldBytes, Budget: s.Budget,
+		Reads: s.Reads, Hits: s.Hits, Fetches: s.Fetches, FetchErrors: s.FetchErrors,
+		Promotions: s.Promotions,
+	}
+	for _, n := range s.Demotions {
+		o.Demotions += n
+	}
+	return o
+}
+
+// Snapshot is the metadata informer's informer.Snapshot with what the
+// Cache holds whole added (Snapshot.OnRead, and its bytes in
+// Snapshot.Bytes), for status pages and metrics collectors. The
+// metadata informer's comes from [MetadataOf]'s, [MetadataOfInformer]'s
+// of a listwatch drop-in, or a Metadata that is an informer.Snapshotter;
+// without one, only those fields are set.
+func (c *Cache[T]) Snapshot() informer.Snapshot {
+	var snap informer.Snapshot
+	switch m := c.meta.(type) {
+	case interface {
+		snapshot() (informer.Snapshot, bool)
+	}:
+		snap, _ = m.snapshot()
+	case informer.Snapshotter:
+		snap = m.Snapshot()
+	}
+	st := c.Stats()
+	snap.OnRead = st.OnRead()
+	snap.Bytes += st.HeldBytes
+	return snap
+}
 
 // Stats reports the Cache's figures.
 func (c *Cache[T]) Stats() Stats {

@@ -53,15 +53,17 @@ type Informer struct {
 // Handler serves a live status page of every informer f hands out: phase,
 // synced, the reason and text of the last error, resource version,
 // freshness (informer.Freshness: stale, and how far behind the server
-// the last Fresh call found the cache), cached objects, relists by cause
-// (see Options.Relists) and each handler's lag.
+// the last Fresh call found the cache), cached objects, the memory they
+// take (Snapshot.Bytes; for an on-read cache, what it holds whole and
+// fetched: Snapshot.OnRead), relists by cause (see Options.Relists) and
+// each handler's lag.
 // It answers JSON (a Report) to ?format=json or an Accept header that
 // prefers application/json, and otherwise a small HTML page, with no
 // script and no external asset, that reloads itself every
 // Options.Refresh. Each informer is a table row with id "informer-"+ID and
 // class "informer", plus "healthy" or "unhealthy", "phase-" and its phase,
 // and "stale" while it is stale; its cells have the classes name, phase,
-// synced, reason, error, rv, freshness, objects, relists and handlers.
+// synced, reason, error, rv, freshness, objects, bytes, relists and handlers.
 //
 // src is usually a *factory.Factory; any set of informers that can be
 // snapshot will do (crcache's StatusPage serves a controller-runtime
@@ -219,6 +221,20 @@ func freshness(f informer.Freshness) string {
 	return out
 }
 
+// byteSize writes n bytes in binary units: "512 B", "3.4 MiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + "KMGTP"[exp:exp+1] + "iB"
+}
+
 // lastError is the text of the status's last error, "" for none.
 func lastError(s informer.Snapshot) string {
 	if s.Status.LastError == nil {
@@ -237,6 +253,7 @@ func reason(s informer.Snapshot) string {
 
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 	"relists": relistList, "duration": duration, "lastError": lastError, "reason": reason, "freshness": freshness,
+	"bytes": byteSize,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -260,7 +277,7 @@ ul { margin: 0; padding-left: 1.2em; }
 <h1>{{.Title}}</h1>
 <p id="generated">{{len .Informers}} informers at {{.Time.UTC.Format "2006-01-02 15:04:05Z07:00"}}{{if .Refresh}}; refreshes every {{.Refresh}}s{{end}} · <a href="?format=json">JSON</a></p>
 <table id="informers">
-<thead><tr><th>informer</th><th>phase</th><th>synced</th><th>reason</th><th>last error</th><th>resource version</th><th>freshness</th><th>objects</th><th>relists</th><th>handlers: pending, oldest</th></tr></thead>
+<thead><tr><th>informer</th><th>phase</th><th>synced</th><th>reason</th><th>last error</th><th>resource version</th><th>freshness</th><th>objects</th><th>memory</th><th>relists</th><th>handlers: pending, oldest</th></tr></thead>
 <tbody>
 {{- range $inf := .Informers}}
 <tr id="informer-{{.ID}}" class="informer {{if .Healthy}}healthy{{else}}unhealthy{{end}} phase-{{.Status.Phase}}{{if .Freshness.Stale}} stale{{end}}" data-name="{{.Name}}">
@@ -272,11 +289,12 @@ ul { margin: 0; padding-left: 1.2em; }
 <td class="rv">{{.Status.LastSyncResourceVersion}}</td>
 <td class="freshness">{{freshness .Freshness}}</td>
 <td class="objects">{{.Objects}}{{if .Queued}} ({{.Queued}} queued){{end}}{{if .Dropped}} ({{.Dropped}} dropped){{end}}</td>
+<td class="bytes">{{bytes .Bytes}}{{with .OnRead}}<br><small class="onread">{{.Held}} held whole ({{bytes .HeldBytes}}{{if ge .Budget 0}} of {{bytes .Budget}}{{end}}), {{.Fetches}} fetches{{if .FetchErrors}}, {{.FetchErrors}} failed{{end}}</small>{{end}}</td>
 <td class="relists">{{if $.ShowRelists}}{{range relists .Relists}}{{.}}<br>{{else}}0{{end}}{{else}}n/a{{end}}</td>
 <td class="handlers"><ul>{{range .Handlers}}<li class="handler" id="informer-{{$inf.ID}}-handler-{{.Index}}"><span class="name">{{.Name}}</span>: <span class="pending{{if .Stats.Pending}} lagging{{end}}">{{.Stats.Pending}} pending</span>, <span class="oldest">{{duration .Stats.OldestPending}}</span>{{if .Stats.Busy}}, <span class="busy">busy {{duration .Stats.Busy}}</span>{{end}}{{if .Stats.Panics}}, <span class="panics">{{.Stats.Panics}} panics</span>{{end}}</li>{{else}}<li>none</li>{{end}}</ul></td>
 </tr>
 {{- else}}
-<tr><td colspan="10">no informers</td></tr>
+<tr><td colspan="11">no informers</td></tr>
 {{- end}}
 </tbody>
 </table>

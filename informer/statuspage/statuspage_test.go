@@ -175,3 +175,11 @@ func TestStatusHandlerEmpty(t *testing.T) {
 		t.Errorf("empty page:\n%s", body)
 	}
 }
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 3 << 20: "3.0 MiB", 5<<30 + 1<<29: "5.5 GiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q; want %q", n, got, want)
+		}
+	}
+}
