@@ -30,11 +30,20 @@ import (
 // ondemand.Unlimited no limit; how long a held object may go unread; a
 // label selector of objects held from the start). Wait bounds a lister
 // call that must fetch; default 10s.
+//
+// MetadataHandlers lets the informer's AddEventHandler register handlers
+// that are given its metadata: each object a *metav1.PartialObjectMetadata
+// (a cache.DeletedFinalStateUnknown of one when the final state is not
+// known), never the type. For handlers that read only names, labels and
+// owners and enqueue a key, as cert-manager's Secret handlers do (its
+// SecretsFilteredCaching hands them metadata for the Secrets it does not
+// label). Without it, AddEventHandler returns [ErrOnRead].
 type OnRead struct {
-	Budget    int64
-	IdleAfter time.Duration
-	Hold      labels.Selector
-	Wait      time.Duration
+	Budget           int64
+	IdleAfter        time.Duration
+	Hold             labels.Selector
+	Wait             time.Duration
+	MetadataHandlers bool
 }
 
 // ErrOnRead is returned by AddEventHandler on the informer of a type held
@@ -85,15 +94,18 @@ func (f *sharedInformerFactory) onReadInformer(b *builtin, obj k8sruntime.Object
 	if o.Wait <= 0 {
 		o.Wait = 10 * time.Second
 	}
-	return &heldInformer{SharedIndexInformer: meta, indexer: &heldIndexer{Indexer: meta.GetIndexer(), c: oc, wait: o.Wait}, c: oc}, nil
+	return &heldInformer{SharedIndexInformer: meta, indexer: &heldIndexer{Indexer: meta.GetIndexer(), c: oc, wait: o.Wait}, c: oc,
+		metadataHandlers: o.MetadataHandlers}, nil
 }
 
 // heldInformer is the informer of a type held on read: the metadata
-// informer, with the whole-object Indexer and no handlers.
+// informer, with the whole-object Indexer; its handlers get metadata
+// with OnRead.MetadataHandlers and are refused without.
 type heldInformer struct {
 	cache.SharedIndexInformer
-	indexer *heldIndexer
-	c       *ondemand.Cache[store.Object]
+	indexer          *heldIndexer
+	c                *ondemand.Cache[store.Object]
+	metadataHandlers bool
 }
 
 func (i *heldInformer) refuse() (cache.ResourceEventHandlerRegistration, error) {
@@ -101,15 +113,24 @@ func (i *heldInformer) refuse() (cache.ResourceEventHandlerRegistration, error) 
 	return nil, ErrOnRead
 }
 
-func (i *heldInformer) AddEventHandler(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (i *heldInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	if i.metadataHandlers {
+		return i.SharedIndexInformer.AddEventHandler(h)
+	}
 	return i.refuse()
 }
 
-func (i *heldInformer) AddEventHandlerWithResyncPeriod(cache.ResourceEventHandler, time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+func (i *heldInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	if i.metadataHandlers {
+		return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+	}
 	return i.refuse()
 }
 
-func (i *heldInformer) AddEventHandlerWithOptions(cache.ResourceEventHandler, cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+func (i *heldInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, o cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	if i.metadataHandlers {
+		return i.SharedIndexInformer.AddEventHandlerWithOptions(h, o)
+	}
 	return i.refuse()
 }
 

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
+	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -70,5 +75,68 @@ func TestWithOnReadListerFetchesWholeObjects(t *testing.T) {
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{}); !errors.Is(err, informers.ErrOnRead) {
 		t.Fatalf("AddEventHandler: %v; want ErrOnRead", err)
+	}
+}
+
+// With MetadataHandlers, the informer's handlers are given every object's
+// metadata, never a whole Secret, and the lister still reads whole ones.
+func TestWithOnReadMetadataHandlers(t *testing.T) {
+	ctx := t.Context()
+	secrets := fake.Resource{GVR: corev1.SchemeGroupVersion.WithResource("secrets"), Kind: "Secret", Namespaced: true}
+	srv := fake.NewTestServer(t, fake.Options{Resources: []fake.Resource{secrets}})
+	for i := range 4 {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: fmt.Sprint("s", i)}, Data: map[string][]byte{"k": []byte("v")}}
+		if _, err := srv.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := fakeapi.ServeTest(t, srv, fakeapi.Options{})
+	cfg.QPS = -1
+	f := informers.NewSharedInformerFactoryWithOptions(kubernetes.NewForConfigOrDie(cfg), 0,
+		informers.WithOnRead(&corev1.Secret{}, informers.OnRead{Budget: ondemand.Unlimited, MetadataHandlers: true}))
+	inf := f.Core().V1().Secrets().Informer()
+	var mu sync.Mutex
+	var got []string
+	record := func(verb string, obj any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if u, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = u.Obj
+		}
+		got = append(got, fmt.Sprintf("%s %T %s", verb, obj, obj.(metav1.Object).GetName()))
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { record("add", obj) },
+		UpdateFunc: func(_, obj any) { record("update", obj) },
+		DeleteFunc: func(obj any) { record("delete", obj) },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	f.Start(runCtx.Done())
+	defer f.Shutdown()
+	defer cancel()
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("not synced")
+	}
+	if _, err := srv.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "s0"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == 5, nil
+	}) // what it waited for is checked below
+	mu.Lock()
+	sort.Strings(got[:4])
+	want := []string{"add *v1.PartialObjectMetadata s0", "add *v1.PartialObjectMetadata s1", "add *v1.PartialObjectMetadata s2",
+		"add *v1.PartialObjectMetadata s3", "delete *v1.PartialObjectMetadata s0"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("handler calls\n  %q\nwant\n  %q", got, want)
+	}
+	mu.Unlock()
+	s, err := f.Core().V1().Secrets().Lister().Secrets("a").Get("s1")
+	if err != nil || string(s.Data["k"]) != "v" {
+		t.Fatalf("lister Get = %v, %v; want the whole Secret", s, err)
 	}
 }

@@ -99,7 +99,8 @@ func WithMemoryOptions(m MemoryOptions) SharedInformerOption {
 // (package ondemand): its informer caches every object's metadata, and
 // its lister's Get and List fetch what is not held, waiting at most
 // OnRead.Wait, since a lister has no context. Handlers get no whole
-// objects: the informer's AddEventHandler returns [ErrOnRead]. It is
+// objects: the informer's AddEventHandler returns [ErrOnRead], or, with
+// OnRead.MetadataHandlers, registers a handler given the metadata. It is
 // listwatch's own option: given to client-go's factory, it does nothing.
 //
 //	informers.NewSharedInformerFactoryWithOptions(client, resync,
