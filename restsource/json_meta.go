@@ -223,5 +223,5 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 		kept[i][0] += metaStart
 		kept[i][1] += metaStart
 	}
-	return keepMembers(obj, metaStart, metaEnd, kept), m, true
+	return jsonwire.KeepMembers(obj, metaStart, metaEnd, kept), m, true
 }

@@ -182,7 +182,7 @@ func stripManagedFieldsJSON(obj []byte) []byte {
 		from, to := 0, 0 // of the first managedFields member, with a comma
 		_ = eachMetadata(obj, func(start, end int) error {
 			if obj[start] == '{' {
-				if f, t := memberSpan(obj[start:end], jsonManagedFieldsKey); f != t {
+				if f, t := jsonwire.MemberSpan(obj[start:end], jsonManagedFieldsKey); f != t {
 					from, to = start+f, start+t
 					return errFound
 				}
@@ -222,34 +222,4 @@ func eachMetadata(obj []byte, fn func(start, end int) error) error {
 		return nil
 	}
 	return err
-}
-
-// memberSpan returns the span of the JSON object obj to cut to remove its
-// first member named key: up to the next member's key if there is one,
-// else from the end of the previous member's value (taking the comma),
-// else the member alone. from == to if there is no such member or obj is
-// malformed.
-func memberSpan(obj []byte, key string) (from, to int) {
-	prevEnd, keyStart, valEnd, next := -1, -1, -1, -1
-	err := jsonwire.EachMember(obj, func(k []byte, ks, _, ve int) error {
-		switch {
-		case keyStart >= 0:
-			next = ks
-			return errFound
-		case string(k) == key:
-			keyStart, valEnd = ks, ve
-		default:
-			prevEnd = ve
-		}
-		return nil
-	})
-	switch {
-	case keyStart < 0 || err != nil && err != errFound:
-		return 0, 0
-	case next >= 0:
-		return keyStart, next
-	case prevEnd >= 0:
-		return prevEnd, valEnd
-	}
-	return keyStart, valEnd
 }

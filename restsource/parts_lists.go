@@ -102,7 +102,7 @@ func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
 	}
 	// d.scratch is free: the pod spec's own members were decoded from it
 	// before its parts (message.json).
-	d.scratch = appendKept(d.scratch[:0], e, c.kept)
+	d.scratch = jsonwire.AppendKept(d.scratch[:0], e, c.kept)
 	src, err := sharedJSON(d, siteVolumeSource, d.scratch, interned((*interning).volumeSource))
 	vol.VolumeSource = src
 	return err
