@@ -337,11 +337,13 @@ type InternerStats struct {
 }
 
 // HitRate is Hits / (Hits + Misses), or 0 before any lookup.
-func (s InternerStats) HitRate() float64 {
-	if s.Hits+s.Misses == 0 {
+func (s InternerStats) HitRate() float64 { return hitRate(s.Hits, s.Misses) }
+
+func hitRate(hits, misses uint64) float64 {
+	if hits+misses == 0 {
 		return 0
 	}
-	return float64(s.Hits) / float64(s.Hits+s.Misses)
+	return float64(hits) / float64(hits+misses)
 }
 
 // Stats returns the Interner's counts.

@@ -72,8 +72,7 @@ func (in *interning) bytes(b []byte) string {
 
 // String interns s, counting.
 func (in *interning) String(s string) string {
-	t, hit, counted := in.lookup(s)
-	in.count(hit, counted)
+	t, _ := in.internHit(s)
 	return t
 }
 

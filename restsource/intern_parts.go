@@ -200,12 +200,7 @@ type PartStats struct {
 }
 
 // HitRate is Hits / (Hits + Misses), or 0 before any lookup.
-func (s PartStats) HitRate() float64 {
-	if s.Hits+s.Misses == 0 {
-		return 0
-	}
-	return float64(s.Hits) / float64(s.Hits+s.Misses)
-}
+func (s PartStats) HitRate() float64 { return hitRate(s.Hits, s.Misses) }
 
 func (t *partTable) stats() PartStats {
 	var st PartStats
@@ -235,16 +230,12 @@ func (t *partTable) stats() PartStats {
 // table is offered. Whatever is returned is the caller's to keep, never to
 // modify.
 func sharePart[F any](t *partTable, site partSite, enc []byte, decode func([]byte) (F, error)) (F, error) {
-	return sharePartKey(t, site, partKey{a: enc}, func() (F, error) { return decode(enc) })
+	return sharePartKeep(t, site, partKey{a: enc}, func() (F, error) { return decode(enc) }, nil)
 }
 
-// sharePartKey is sharePart for an encoding in two pieces.
-func sharePartKey[F any](t *partTable, site partSite, k partKey, decode func() (F, error)) (F, error) {
-	return sharePartKeep(t, site, k, decode, nil)
-}
-
-// sharePartKeep is sharePartKey, offering a part it decoded to the table
-// only if keep (if set) says so after decoding it.
+// sharePartKeep is sharePart for an encoding in two pieces (k), offering
+// a part it decoded to the table only if keep (if set) says so after
+// decoding it.
 func sharePartKeep[F any](t *partTable, site partSite, k partKey, decode func() (F, error), keep func() bool) (F, error) {
 	h := t.hash(site, k)
 	if v, ok := t.get(site, h, k); ok {

@@ -61,22 +61,23 @@ type jsonList struct {
 
 func parseJSONList(body []byte) (jsonList, error) {
 	var l jsonList
-	err := eachMember(body, func(key, v []byte) error {
-		var err error
-		switch string(key) {
-		case "apiVersion":
-			l.apiVersion, err = jsonString(v)
-		case "kind":
-			l.kind, err = jsonString(v)
-		case "metadata":
-			l.metadata = v
-		case "items":
-			l.items, err = jsonwire.AppendElements(l.items[:0], v)
-		}
-		return err
-	})
-	if err != nil {
+	if err := eachMember(body, l.member); err != nil {
 		return l, fmt.Errorf("malformed JSON list: %w", err)
 	}
 	return l, nil
+}
+
+// member reads the list's member key, of value v (which l keeps).
+func (l *jsonList) member(key, v []byte) (err error) {
+	switch string(key) {
+	case "apiVersion":
+		l.apiVersion, err = jsonString(v)
+	case "kind":
+		l.kind, err = jsonString(v)
+	case "metadata":
+		l.metadata = v
+	case "items":
+		l.items, err = jsonwire.AppendElements(l.items[:0], v)
+	}
+	return err
 }

@@ -160,20 +160,10 @@ func jsonInternedList(v []byte, in *interning) (_ []string, ok bool) {
 // is false, obj is unchanged and m is to be ignored.
 func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok bool) {
 	metaStart, metaEnd, count := 0, 0, 0
-	if err := jsonwire.EachMember(obj, func(key []byte, _, valStart, valEnd int) error {
-		if string(key) != jsonMetadataKey {
-			return nil
-		}
-		metaStart, metaEnd = valStart, valEnd
-		count++
-		// As in managedFieldsSpan: a second metadata member would have
-		// its key spelled out or escaped; if neither can be in the rest,
-		// the rest need not be scanned.
-		if rest := obj[valEnd:]; jsonwire.NoMemberNamed(rest, jsonMetadataKey) {
-			return errFound
-		}
+	if eachMetadata(obj, func(start, end int) error {
+		metaStart, metaEnd, count = start, end, count+1
 		return nil
-	}); err != nil && err != errFound || count != 1 || obj[metaStart] != '{' {
+	}) != nil || count != 1 || obj[metaStart] != '{' {
 		return obj, m, false
 	}
 	meta := obj[metaStart:metaEnd]
@@ -233,5 +223,5 @@ func cutMetadataStrings(obj []byte, in *interning) (_ []byte, m jsonMeta, ok boo
 		kept[i][0] += metaStart
 		kept[i][1] += metaStart
 	}
-	return keepMembers(obj, metaStart, metaEnd, kept), m, true
+	return jsonwire.KeepMembers(obj, metaStart, metaEnd, kept), m, true
 }

@@ -240,8 +240,9 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 	b := &itemBatch{items: []runtime.RawExtension{}, decode: func(raws [][]byte, base int) ([]runtime.RawExtension, error) {
 		return s.decodeItems(raws, base, d.jsonItem)
 	}}
-	// The members other than items are kept, for parseJSONList, as the
-	// whole body would be read, and for a Status, which is decoded whole.
+	// The members other than items are read into l as they arrive, and
+	// kept for a Status, which is decoded whole, and for an error.
+	var l jsonList
 	other := []byte{'{'}
 	itemsSeen := false
 	malformed := func(err error) (runtime.Object, bool, error) {
@@ -275,6 +276,9 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 			return malformed(err)
 		}
 		other = append(other, v...)
+		if err := l.member(e.Key, other[len(other)-len(v):]); err != nil {
+			return malformed(err)
+		}
 	}
 	if c, err := jr.peek(); err != io.EOF {
 		if err == nil {
@@ -283,10 +287,6 @@ func (s *source[T]) streamJSONList(r *bufio.Reader) (_ runtime.Object, ok bool, 
 		return malformed(err)
 	}
 	other = append(other, '}')
-	l, err := parseJSONList(other)
-	if err != nil {
-		return nil, true, err
-	}
 	list, err := d.jsonListHead(&l, other)
 	if err == nil {
 		err = b.flush()

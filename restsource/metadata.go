@@ -179,69 +179,47 @@ const (
 // to be split (the typed decoder then reports the error).
 func stripManagedFieldsJSON(obj []byte) []byte {
 	for {
-		from, to := managedFieldsSpan(obj)
+		from, to := 0, 0 // of the first managedFields member, with a comma
+		_ = eachMetadata(obj, func(start, end int) error {
+			if obj[start] == '{' {
+				if f, t := jsonwire.MemberSpan(obj[start:end], jsonManagedFieldsKey); f != t {
+					from, to = start+f, start+t
+					return errFound
+				}
+			}
+			return nil
+		})
 		if from == to {
 			return obj
 		}
-		n := copy(obj[from:], obj[to:])
-		obj = obj[:from+n]
+		obj = obj[:from+copy(obj[from:], obj[to:])]
 	}
 }
 
 // errFound stops a scan early.
 var errFound = errors.New("found")
 
-// managedFieldsSpan returns the span [from, to) of obj to cut to remove
-// its first managedFields member (with the comma that separates it from
-// its neighbours), or from == to if there is none.
-func managedFieldsSpan(obj []byte) (from, to int) {
+// eachMetadata calls fn with the span of the value of every "metadata"
+// member of the JSON object obj, up to fn's first error; errFound stops
+// it without an error.
+func eachMetadata(obj []byte, fn func(start, end int) error) error {
 	err := jsonwire.EachMember(obj, func(key []byte, _, valStart, valEnd int) error {
-		if meta := obj[valStart:valEnd]; string(key) == jsonMetadataKey && len(meta) > 0 && meta[0] == '{' {
-			if f, t := memberSpan(meta, jsonManagedFieldsKey); f != t {
-				from, to = valStart+f, valStart+t
-				return errFound
-			}
+		if string(key) != jsonMetadataKey {
+			return nil
+		}
+		if err := fn(valStart, valEnd); err != nil {
+			return err
 		}
 		// JSON allows a key more than once (the typed decoder merges the
 		// values): a later metadata member has its key spelled out or
 		// escaped. If neither can be in the rest, stop here.
-		if rest := obj[valEnd:]; jsonwire.NoMemberNamed(rest, jsonMetadataKey) {
+		if jsonwire.NoMemberNamed(obj[valEnd:], jsonMetadataKey) {
 			return errFound
 		}
 		return nil
 	})
-	if err != nil && err != errFound {
-		return 0, 0
-	}
-	return from, to
-}
-
-// memberSpan returns the span of the JSON object obj to cut to remove its
-// first member named key: up to the next member's key if there is one,
-// else from the end of the previous member's value (taking the comma),
-// else the member alone. from == to if there is no such member or obj is
-// malformed.
-func memberSpan(obj []byte, key string) (from, to int) {
-	prevEnd, keyStart, valEnd, next := -1, -1, -1, -1
-	err := jsonwire.EachMember(obj, func(k []byte, ks, _, ve int) error {
-		switch {
-		case keyStart >= 0:
-			next = ks
-			return errFound
-		case string(k) == key:
-			keyStart, valEnd = ks, ve
-		default:
-			prevEnd = ve
-		}
+	if err == errFound {
 		return nil
-	})
-	switch {
-	case keyStart < 0 || err != nil && err != errFound:
-		return 0, 0
-	case next >= 0:
-		return keyStart, next
-	case prevEnd >= 0:
-		return prevEnd, valEnd
 	}
-	return keyStart, valEnd
+	return err
 }

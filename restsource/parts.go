@@ -139,7 +139,7 @@ func (m *message[P, PP]) json(d *partsDecoder, v []byte, p *P) error {
 	if !cutMembers(v, m.names, c) {
 		return errUnsplittable
 	}
-	d.scratch = appendKept(d.scratch[:0], v, c.kept)
+	d.scratch = jsonwire.AppendKept(d.scratch[:0], v, c.kept)
 	if err := unmarshalTyped(d.scratch, p); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (m *message[P, PP]) cut(d *partsDecoder, obj []byte, p *P) (_ []byte, ok bo
 	if len(c.nums) == 0 {
 		return obj, true
 	}
-	return keepMembers(obj, jsonwire.SkipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), c.kept), true
+	return jsonwire.KeepMembers(obj, jsonwire.SkipSpace(obj, 0), len(bytes.TrimRight(obj, " \t\r\n")), c.kept), true
 }
 
 // jsonParts decodes the values (spans in obj) of the members numbered nums

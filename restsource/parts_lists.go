@@ -102,7 +102,7 @@ func (d *partsDecoder) volumeJSON(e []byte, vol *corev1.Volume) error {
 	}
 	// d.scratch is free: the pod spec's own members were decoded from it
 	// before its parts (message.json).
-	d.scratch = appendKept(d.scratch[:0], e, c.kept)
+	d.scratch = jsonwire.AppendKept(d.scratch[:0], e, c.kept)
 	src, err := sharedJSON(d, siteVolumeSource, d.scratch, interned((*interning).volumeSource))
 	vol.VolumeSource = src
 	return err
@@ -144,11 +144,11 @@ func (d *partsDecoder) containerBut(msg []byte, c *corev1.Container) error {
 	if !ok {
 		return containerParts.proto(d, msg, c)
 	}
-	shared, err := sharePartKey(d.t, siteContainerBut, partKey{a: msg[:from], b: msg[to:]}, func() (corev1.Container, error) {
+	shared, err := sharePartKeep(d.t, siteContainerBut, partKey{a: msg[:from], b: msg[to:]}, func() (corev1.Container, error) {
 		var c corev1.Container
 		err := containerParts.proto(d, append(msg[:from:from], msg[to:]...), &c)
 		return c, err
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func eachEntry(run []byte, fn func(v []byte) error) error {
 // sharedStringMap decodes a run of map<string, string> entries, shared
 // whole, interned.
 func sharedStringMap(d *partsDecoder, site partSite, run []byte) (map[string]string, error) {
-	return sharePart(d.t, site, run, d.stringMap)
+	return sharePart(d.t, site, run, func(run []byte) (map[string]string, error) { return d.entries(run, false) })
 }
 
 // sharedStringMapJSON decodes the JSON object of strings v, shared whole,
@@ -226,17 +226,12 @@ func sharedStringMapJSON(d *partsDecoder, site partSite, v []byte) (map[string]s
 	return sharedJSON(d, site, v, interned((*interning).stringMap))
 }
 
-// stringMap decodes a run of map<string, string> entries, interned.
-func (d *partsDecoder) stringMap(run []byte) (map[string]string, error) { return d.entries(run, false) }
-
 // dataOf decodes a ConfigMap's data (a run of map<string, string>
 // entries): shared whole, else keys and short values interned, long
 // values shared entry by entry.
 func (d *partsDecoder) dataOf(site partSite, run []byte) (map[string]string, error) {
-	return sharePart(d.t, site, run, d.dataMap)
+	return sharePart(d.t, site, run, func(run []byte) (map[string]string, error) { return d.entries(run, true) })
 }
-
-func (d *partsDecoder) dataMap(run []byte) (map[string]string, error) { return d.entries(run, true) }
 
 // entries decodes a run of map<string, string> entries: keys and values
 // interned, but with shareLong values too long to intern shared entry by

@@ -175,24 +175,3 @@ func cutMembers(obj []byte, pick map[string]int, c *memberCuts) (ok bool) {
 	})
 	return err == nil
 }
-
-// keepMembers writes the object obj[start:end] with only the kept members
-// (spans in obj, in order) to obj[start:], in place (writing never
-// overtakes reading), moves the rest of obj after it, and returns the
-// shortened obj.
-func keepMembers(obj []byte, start, end int, kept [][2]int) []byte {
-	w := len(appendKept(obj[:start], obj, kept))
-	return obj[:w+copy(obj[w:], obj[end:])]
-}
-
-// appendKept appends the object obj with only the kept members to dst.
-func appendKept(dst, obj []byte, kept [][2]int) []byte {
-	dst = append(dst, '{')
-	for i, k := range kept {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, obj[k[0]:k[1]]...)
-	}
-	return append(dst, '}')
-}

@@ -106,14 +106,7 @@ func parseProtoEvent(frame []byte) (typ, object []byte, err error) {
 // parseProtoList splits the message of a generated list type (ListMeta
 // metadata = 1; repeated Item items = 2) into its metadata and its items.
 func parseProtoList(msg []byte) (listMeta []byte, items [][]byte, err error) {
-	n := 0
-	f := wire.New(msg)
-	for f.Next() {
-		if f.Num == 2 && f.Type == protowire.BytesType {
-			n++
-		}
-	}
-	items = make([][]byte, 0, n)
+	items = make([][]byte, 0, wire.Count(msg)) // the items, and the metadata
 	err = eachField(msg, func(num protowire.Number, v []byte) error {
 		switch num {
 		case 1:

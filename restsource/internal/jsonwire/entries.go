@@ -168,3 +168,54 @@ func AppendElements(out [][]byte, v []byte) ([][]byte, error) {
 func NoMemberNamed(rest []byte, key string) bool {
 	return bytes.IndexByte(rest, '\\') < 0 && !bytes.Contains(rest, []byte(`"`+key+`"`))
 }
+
+// MemberSpan returns the span of the JSON object obj to cut to remove its
+// first member named key: up to the next member's key if there is one,
+// else from the end of the previous member's value (taking the comma),
+// else the member alone. from == to if there is no such member or obj is
+// malformed.
+func MemberSpan(obj []byte, key string) (from, to int) {
+	prevEnd, keyStart, valEnd := -1, -1, -1
+	e, i, err := Open(obj, SkipSpace(obj, 0), '{')
+	for err == nil {
+		var more bool
+		if i, more, err = e.Next(obj, i); err != nil || !more {
+			break
+		} else if keyStart >= 0 {
+			return keyStart, e.KeyStart
+		}
+		if i, _, err = SkipValue(obj, i); string(e.Key) == key {
+			keyStart, valEnd = e.KeyStart, i
+		} else {
+			prevEnd = i
+		}
+	}
+	switch {
+	case keyStart < 0 || err != nil:
+		return 0, 0
+	case prevEnd >= 0:
+		return prevEnd, valEnd
+	}
+	return keyStart, valEnd
+}
+
+// KeepMembers writes the object obj[start:end] with only the kept members
+// (spans in obj, in order) to obj[start:], in place (writing never
+// overtakes reading), moves the rest of obj after it, and returns the
+// shortened obj.
+func KeepMembers(obj []byte, start, end int, kept [][2]int) []byte {
+	w := len(AppendKept(obj[:start], obj, kept))
+	return obj[:w+copy(obj[w:], obj[end:])]
+}
+
+// AppendKept appends the object obj with only the kept members to dst.
+func AppendKept(dst, obj []byte, kept [][2]int) []byte {
+	dst = append(dst, '{')
+	for i, k := range kept {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, obj[k[0]:k[1]]...)
+	}
+	return append(dst, '}')
+}

@@ -15,6 +15,8 @@
 //     ([ErrEnd]): the walker of both whole bodies and streamed lists;
 //   - [Scanner] finds the end of an object or array that arrives in
 //     pieces, resuming where the last piece stopped (watch frames).
+//
+// [MemberSpan] and [KeepMembers] cut members out of an object in place.
 package jsonwire
 
 import (

@@ -106,3 +106,33 @@ func TestNoMemberNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberSpan: cutting the span MemberSpan finds leaves the object
+// without the member, its other members and separators intact.
+func TestMemberSpan(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1,"m":[1,{"m":2}],"b":2}`, `{"a":1,"b":2}`},
+		{`{"a":1, "m":{}}`, `{"a":1}`},
+		{`{ "m" : "x" }`, `{  }`},
+		{`{"m":1,"m":2}`, `{"m":2}`},
+		{`{"\u006d":1,"a":2}`, `{"a":2}`},
+		{`{"a":1}`, `{"a":1}`},
+		{`{"m":1,"a":`, `{"m":1,"a":`}, // malformed: nothing to cut
+	} {
+		b := []byte(c.in)
+		from, to := MemberSpan(b, "m")
+		if got := string(b[:from]) + string(b[to:]); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestKeepMembers: the kept members are written in place, the rest of the
+// buffer moved after them.
+func TestKeepMembers(t *testing.T) {
+	b := []byte(`[{"a":1, "b":2 ,"c":3}, 4]`)
+	got := KeepMembers(b, 1, 22, [][2]int{{2, 7}, {16, 21}})
+	if string(got) != `[{"a":1,"c":3}, 4]` {
+		t.Fatalf("got %s", got)
+	}
+}
