@@ -51,9 +51,11 @@
 //     concurrent write unless the patch changes metadata.resourceVersion;
 //   - the status subresource, for typed resources whose Go type has a
 //     Status field and unstructured ones with fake.Resource.StatusSubresource:
-//     get, update and patch of /status change only the status (the rest of
-//     the body is ignored), and updates and patches of the object keep the
-//     stored status, as kube-apiserver's registries do;
+//     get, update and patch of /status change the status and, for a typed
+//     resource, the metadata (but a deployment's labels and a pod's owner
+//     references), not the spec; of an unstructured one only the status
+//     (the rest of the body is ignored); updates and patches of the object
+//     keep the stored status, as kube-apiserver's registries do;
 //   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
 //     /apis/GROUP/VERSION in the unaggregated form (status subresources
 //     listed), enough for

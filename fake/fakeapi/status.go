@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/listwatch/listwatch/fake"
 )
@@ -74,15 +75,19 @@ func toMap(obj runtime.Object) (map[string]any, error) {
 
 // prepareWrite turns the object a client wrote (new) into the one to
 // store, given the stored one (cur): for a resource with the status
-// subresource, a write to the object keeps cur's status and a write to
-// /status keeps everything of cur but the status (and takes new's
-// resourceVersion, a precondition).
+// subresource, a write to the object keeps cur's status; a write to
+// /status of an unstructured resource keeps everything of cur but the
+// status (and takes new's resourceVersion, a precondition), as the
+// custom resource status strategy does, and one of a typed resource is
+// typedStatusWrite.
 func (h *handler) prepareWrite(req request, cur, obj runtime.Object) (runtime.Object, error) {
 	switch {
 	case !h.status[req.res.GVR]:
 		return obj, nil
 	case req.subresource == "":
 		return h.withStatus(req.res, obj, cur)
+	case !req.res.Unstructured:
+		return h.typedStatusWrite(req.res, cur, obj)
 	}
 	out, err := h.withStatus(req.res, cur, obj)
 	if err != nil {
@@ -91,5 +96,58 @@ func (h *handler) prepareWrite(req request, cur, obj runtime.Object) (runtime.Ob
 	om, _ := meta.Accessor(obj)
 	m, _ := meta.Accessor(out)
 	m.SetResourceVersion(om.GetResourceVersion())
+	return out, nil
+}
+
+// statusKeeps are the metadata fields kube-apiserver's status strategies
+// keep from the stored object, by kind (pkg/registry/.../strategy.go,
+// v1.36: the deployment status strategy keeps the labels, the pod's its
+// owner references); every other typed status strategy resets only the
+// spec.
+var statusKeeps = map[schema.GroupVersionKind][]string{
+	{Group: "apps", Version: "v1", Kind: "Deployment"}: {"labels"},
+	{Version: "v1", Kind: "Pod"}:                       {"ownerReferences"},
+}
+
+// typedStatusWrite is a write to /status of a built-in type, as its
+// registry's status strategy does it: the status and the metadata
+// (annotations, labels, finalizers, ...) come from the write, all else
+// (the spec) from the stored object, but for the metadata fields
+// statusKeeps names. The metadata the server owns (uid, creation and
+// deletion timestamps) is kept by the fake's update as on any write.
+func (h *handler) typedStatusWrite(res fake.Resource, cur, obj runtime.Object) (runtime.Object, error) {
+	content, err := toMap(cur)
+	if err != nil {
+		return nil, err
+	}
+	src, err := toMap(obj)
+	if err != nil {
+		return nil, err
+	}
+	stored, _ := content["metadata"].(map[string]any)
+	md, _ := src["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+	}
+	for _, f := range statusKeeps[res.GVR.GroupVersion().WithKind(res.Kind)] {
+		if v, ok := stored[f]; ok {
+			md[f] = v
+		} else {
+			delete(md, f)
+		}
+	}
+	content["metadata"] = md
+	if st, ok := src["status"]; ok {
+		content["status"] = st
+	} else {
+		delete(content, "status")
+	}
+	out, err := h.newObject(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, out); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
 	return out, nil
 }
