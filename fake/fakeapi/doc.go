@@ -56,6 +56,11 @@
 //     references), not the spec; of an unstructured one only the status
 //     (the rest of the body is ignored); updates and patches of the object
 //     keep the stored status, as kube-apiserver's registries do;
+//   - server-side field validation of built-in types (fieldValidation):
+//     a create's, update's or patched object's unknown or duplicate fields
+//     are Warning headers by default (Warn), a 400 (a patch: 422) with
+//     Strict, nothing with Ignore; a custom resource's body is not checked
+//     (no CRD schemas);
 //   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
 //     /apis/GROUP/VERSION in the unaggregated form (status subresources
 //     listed), enough for
