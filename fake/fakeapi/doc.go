@@ -56,6 +56,11 @@
 //     references), not the spec; of an unstructured one only the status
 //     (the rest of the body is ignored); updates and patches of the object
 //     keep the stored status, as kube-apiserver's registries do;
+//   - pods' binding and eviction subresources (typed pods): a binding
+//     assigns the pod to its node once (409 after), an eviction deletes
+//     the pod unless the PodDisruptionBudget that selects it allows no
+//     disruption (429), and charges the one that allows it; no disruption
+//     controller runs;
 //   - server-side field validation of built-in types (fieldValidation):
 //     a create's, update's or patched object's unknown or duplicate fields
 //     are Warning headers by default (Warn), a 400 (a patch: 422) with

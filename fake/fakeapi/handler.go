@@ -95,6 +95,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.metadataOnly = strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata")
 	req.protobuf = h.protobuf && prefersProtobuf(r.Header.Get("Accept"))
+	if h.podSubresource(req) {
+		if r.Method != http.MethodPost {
+			h.writeError(w, r, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/" + req.subresource}, strings.ToLower(r.Method)))
+			return
+		}
+		h.createPodSubresource(w, r, req)
+		return
+	}
 	if req.subresource != "" && (req.subresource != "status" || !h.status[req.res.GVR]) {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return

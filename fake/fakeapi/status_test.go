@@ -87,7 +87,7 @@ func TestStatusSubresource(t *testing.T) {
 	for _, r := range rl.APIResources {
 		names = append(names, r.Name)
 	}
-	if want := []string{"pods", "pods/status", "configmaps", "nodes", "nodes/status"}; fmt.Sprint(names) != fmt.Sprint(want) {
+	if want := []string{"pods", "pods/status", "pods/binding", "pods/eviction", "configmaps", "nodes", "nodes/status"}; fmt.Sprint(names) != fmt.Sprint(want) {
 		t.Errorf("v1 discovery lists %v, want %v", names, want)
 	}
 
