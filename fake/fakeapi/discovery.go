@@ -133,6 +133,12 @@ func (h *handler) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 				Verbs:      statusVerbs,
 			})
 		}
+		if hasScale(r.GVR, r.Unstructured) {
+			out.APIResources = append(out.APIResources, metav1.APIResource{
+				Name: r.GVR.Resource + "/scale", Namespaced: r.Namespaced,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: scaleVerbs,
+			})
+		}
 		if r.GVR == podsGVR && !r.Unstructured {
 			out.APIResources = append(out.APIResources,
 				metav1.APIResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},

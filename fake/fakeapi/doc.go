@@ -56,6 +56,9 @@
 //     references), not the spec; of an unstructured one only the status
 //     (the rest of the body is ignored); updates and patches of the object
 //     keep the stored status, as kube-apiserver's registries do;
+//   - the scale subresource of typed deployments, replica sets, stateful
+//     sets and replication controllers: an autoscaling/v1 Scale to get,
+//     update or patch, whose writes set spec.replicas;
 //   - pods' binding and eviction subresources (typed pods): a binding
 //     assigns the pod to its node once (409 after), an eviction deletes
 //     the pod unless the PodDisruptionBudget that selects it allows no

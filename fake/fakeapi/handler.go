@@ -103,6 +103,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.createPodSubresource(w, r, req)
 		return
 	}
+	if req.subresource == "scale" && hasScale(req.res.GVR, req.res.Unstructured) {
+		h.serveScale(w, r, req)
+		return
+	}
 	if req.subresource != "" && (req.subresource != "status" || !h.status[req.res.GVR]) {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return
