@@ -133,6 +133,11 @@ func (h *handler) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 				Verbs:      statusVerbs,
 			})
 		}
+		if hasApproval(r) {
+			out.APIResources = append(out.APIResources, metav1.APIResource{
+				Name: r.GVR.Resource + "/approval", Kind: r.Kind, Verbs: statusVerbs,
+			})
+		}
 		if hasScale(r.GVR, r.Unstructured) {
 			out.APIResources = append(out.APIResources, metav1.APIResource{
 				Name: r.GVR.Resource + "/scale", Namespaced: r.Namespaced,

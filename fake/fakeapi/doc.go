@@ -59,6 +59,8 @@
 //   - the scale subresource of typed deployments, replica sets, stateful
 //     sets and replication controllers: an autoscaling/v1 Scale to get,
 //     update or patch, whose writes set spec.replicas;
+//   - a certificate signing request's approval subresource: writes of
+//     the status conditions and the metadata only;
 //   - pods' binding and eviction subresources (typed pods): a binding
 //     assigns the pod to its node once (409 after), an eviction deletes
 //     the pod unless the PodDisruptionBudget that selects it allows no

@@ -107,7 +107,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveScale(w, r, req)
 		return
 	}
-	if req.subresource != "" && (req.subresource != "status" || !h.status[req.res.GVR]) {
+	if req.subresource != "" && !(req.subresource == "status" && h.status[req.res.GVR]) && !(req.subresource == "approval" && hasApproval(req.res)) {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return
 	}

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -62,5 +64,36 @@ func TestScaleSubresource(t *testing.T) {
 		if got, _ := dc.Get(ctx, "d", metav1.GetOptions{}); *got.Spec.Replicas != 7 {
 			t.Errorf("%s: after the scale patch: %d replicas, want 7", ns, *got.Spec.Replicas)
 		}
+	}
+}
+
+// A CSR's approval subresource writes its conditions (timestamps filled)
+// and metadata, not its spec nor the rest of its status.
+func TestCSRApproval(t *testing.T) {
+	ctx := t.Context()
+	csrs := fake.Resource{GVR: certificatesv1.SchemeGroupVersion.WithResource("certificatesigningrequests"), Kind: "CertificateSigningRequest"}
+	srv := fake.NewTestServer(t, fake.Options{Resources: []fake.Resource{csrs}})
+	cc := kubernetes.NewForConfigOrDie(fakeapi.ServeTest(t, srv, fakeapi.Options{})).CertificatesV1().CertificateSigningRequests()
+	csr, err := cc.Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: "c"},
+		Spec:       certificatesv1.CertificateSigningRequestSpec{SignerName: "example.com/s", Request: []byte("req")},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue}}
+	csr.Status.Certificate = []byte("not via approval")
+	csr.Spec.SignerName = "example.com/other"
+	csr.Annotations = map[string]string{"k": "v"}
+	if _, err := cc.UpdateApproval(ctx, "c", csr, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cc.Get(ctx, "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Status.Conditions) != 1 || got.Status.Conditions[0].Type != certificatesv1.CertificateApproved || got.Status.Conditions[0].LastUpdateTime.IsZero() ||
+		got.Status.Certificate != nil || got.Spec.SignerName != "example.com/s" || got.Annotations["k"] != "v" {
+		t.Errorf("after UpdateApproval: %+v", got)
 	}
 }

@@ -2,9 +2,11 @@ package fakeapi
 
 import (
 	"reflect"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -86,6 +88,8 @@ func (h *handler) prepareWrite(req request, cur, obj runtime.Object) (runtime.Ob
 		return obj, nil
 	case req.subresource == "":
 		return h.withStatus(req.res, obj, cur)
+	case req.subresource == "approval":
+		return h.approvalWrite(req.res, cur, obj)
 	case !req.res.Unstructured:
 		return h.typedStatusWrite(req.res, cur, obj)
 	}
@@ -141,6 +145,55 @@ func (h *handler) typedStatusWrite(res fake.Resource, cur, obj runtime.Object) (
 		content["status"] = st
 	} else {
 		delete(content, "status")
+	}
+	out, err := h.newObject(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, out); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return out, nil
+}
+
+// csrsGVR is the resource with the approval subresource.
+var csrsGVR = schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
+
+// hasApproval reports whether res has the approval subresource: typed
+// certificate signing requests.
+func hasApproval(res fake.Resource) bool { return res.GVR == csrsGVR && !res.Unstructured }
+
+// approvalWrite is a write to certificatesigningrequests/NAME/approval,
+// as the CSR approval strategy does it: the metadata and the status
+// conditions come from the write (their lastUpdateTime and
+// lastTransitionTime set to now where unset), the spec and the rest of
+// the status from the stored object. The approval update's validation
+// (not both Approved and Denied, ...) is not done.
+func (h *handler) approvalWrite(res fake.Resource, cur, obj runtime.Object) (runtime.Object, error) {
+	content, err := toMap(cur)
+	if err != nil {
+		return nil, err
+	}
+	src, err := toMap(obj)
+	if err != nil {
+		return nil, err
+	}
+	if md, ok := src["metadata"]; ok {
+		content["metadata"] = md
+	}
+	conds, _, _ := unstructured.NestedSlice(src, "status", "conditions")
+	now := metav1.NewTime(time.Now().Truncate(time.Second)).UTC().Format(time.RFC3339)
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok {
+			for _, f := range []string{"lastUpdateTime", "lastTransitionTime"} {
+				if v, _ := m[f].(string); v == "" {
+					m[f] = now
+				}
+			}
+		}
+	}
+	if err := unstructured.SetNestedSlice(content, conds, "status", "conditions"); err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
 	out, err := h.newObject(res)
 	if err != nil {
