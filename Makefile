@@ -20,7 +20,9 @@ e2e: apiserver
 # real kube-apiserver) with the cache's informers from
 # informer.NewSharedIndexInformer, pkg/cache, pkg/controller, pkg/source
 # and pkg/builder again with every cache.New (and a manager's default)
-# replaced by crcache.New (controller-runtime-crcache), client-go's
+# replaced by crcache.New (controller-runtime-crcache), pkg/client,
+# pkg/cache and pkg/manager with envtest serving fake/fakeapi instead of
+# kube-apiserver (controller-runtime-fakeapi), client-go's
 # shared-informer, workqueue
 # and RetryWatcher tests ported onto the drop-ins, and every test of the
 # client-go packages clientgo/ covers run against clientgo/ with only their

@@ -137,6 +137,17 @@ func TestDryRunWritesNothing(t *testing.T) {
 		if real.Name != dry.(*corev1.Pod).Name || real.UID != dry.(*corev1.Pod).UID {
 			t.Errorf("create after a dry run: %s %s; want the name and UID the dry run showed (%s %s)", real.Name, real.UID, dry.(*corev1.Pod).Name, dry.(*corev1.Pod).UID)
 		}
+		// A set resourceVersion fails a create (500) but not its dry run,
+		// which answers it as sent (controller-runtime's DryRunClient spec
+		// "should not create an object" dry-runs a copy of a stored object).
+		withRV := newPod("ns", "b", nil)
+		withRV.ResourceVersion = a.ResourceVersion
+		if out, err := srv.CreateWith(ctx, withRV, metav1.CreateOptions{DryRun: dryRunAll}); err != nil || out.(*corev1.Pod).ResourceVersion != a.ResourceVersion {
+			t.Errorf("dry-run create with resourceVersion %s: %v, %v; want it answered as sent", a.ResourceVersion, describe(out), err)
+		}
+		if _, err := srv.Create(ctx, withRV); err == nil || err.Error() != "resourceVersion should not be set on objects to be created" {
+			t.Errorf("create with resourceVersion: %v; want the 500", err)
+		}
 		if _, err := srv.CreateWith(ctx, newPod("ns", "a", nil), metav1.CreateOptions{DryRun: dryRunAll}); !apierrors.IsAlreadyExists(err) {
 			t.Errorf("dry-run create of an existing name: %v; want AlreadyExists", err)
 		}

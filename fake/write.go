@@ -39,8 +39,9 @@ func (s *Server) Create(ctx context.Context, obj runtime.Object) (runtime.Object
 // Invalid on CreateOptions; with DryRun All it answers the object as Create
 // would store it (name generated, uid, creationTimestamp and managedFields
 // set) but with an empty resourceVersion, as kube-apiserver answers a dry
-// run, and stores nothing, sends no event and uses up no generated name or
-// UID. The other options are not interpreted.
+// run (or with the resourceVersion obj sets: a dry run, unlike a create,
+// does not refuse one), and stores nothing, sends no event and uses up no
+// generated name or UID. The other options are not interpreted.
 func (s *Server) CreateWith(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
 	if errs := metavalidation.ValidateCreateOptions(&opts); len(errs) > 0 {
 		return nil, errInvalidOptions("CreateOptions", errs)
@@ -50,7 +51,9 @@ func (s *Server) CreateWith(ctx context.Context, obj runtime.Object, opts metav1
 	if err != nil {
 		return nil, err
 	}
-	if m.GetResourceVersion() != "" {
+	// kube-apiserver's storage refuses a set resourceVersion; a dry run
+	// never reaches it (DryRunnableStorage answers the object as sent).
+	if m.GetResourceVersion() != "" && !dryRun {
 		return nil, errCreateWithRV()
 	}
 	m.SetDeletionTimestamp(nil)

@@ -133,6 +133,23 @@ func (h *handler) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 				Verbs:      statusVerbs,
 			})
 		}
+		if hasApproval(r) {
+			out.APIResources = append(out.APIResources, metav1.APIResource{
+				Name: r.GVR.Resource + "/approval", Kind: r.Kind, Verbs: statusVerbs,
+			})
+		}
+		if hasScale(r.GVR, r.Unstructured) {
+			out.APIResources = append(out.APIResources, metav1.APIResource{
+				Name: r.GVR.Resource + "/scale", Namespaced: r.Namespaced,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: scaleVerbs,
+			})
+		}
+		if r.GVR == podsGVR && !r.Unstructured {
+			out.APIResources = append(out.APIResources,
+				metav1.APIResource{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+				metav1.APIResource{Name: "pods/eviction", Namespaced: true, Group: "policy", Version: "v1", Kind: "Eviction", Verbs: metav1.Verbs{"create"}},
+			)
+		}
 	}
 	return out
 }

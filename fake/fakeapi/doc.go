@@ -51,9 +51,26 @@
 //     concurrent write unless the patch changes metadata.resourceVersion;
 //   - the status subresource, for typed resources whose Go type has a
 //     Status field and unstructured ones with fake.Resource.StatusSubresource:
-//     get, update and patch of /status change only the status (the rest of
-//     the body is ignored), and updates and patches of the object keep the
-//     stored status, as kube-apiserver's registries do;
+//     get, update and patch of /status change the status and, for a typed
+//     resource, the metadata (but a deployment's labels and a pod's owner
+//     references), not the spec; of an unstructured one only the status
+//     (the rest of the body is ignored); updates and patches of the object
+//     keep the stored status, as kube-apiserver's registries do;
+//   - the scale subresource of typed deployments, replica sets, stateful
+//     sets and replication controllers: an autoscaling/v1 Scale to get,
+//     update or patch, whose writes set spec.replicas;
+//   - a certificate signing request's approval subresource: writes of
+//     the status conditions and the metadata only;
+//   - pods' binding and eviction subresources (typed pods): a binding
+//     assigns the pod to its node once (409 after), an eviction deletes
+//     the pod unless the PodDisruptionBudget that selects it allows no
+//     disruption (429), and charges the one that allows it; no disruption
+//     controller runs;
+//   - server-side field validation of built-in types (fieldValidation):
+//     a create's, update's or patched object's unknown or duplicate fields
+//     are Warning headers by default (Warn), a 400 (a patch: 422) with
+//     Strict, nothing with Ignore; a custom resource's body is not checked
+//     (no CRD schemas);
 //   - discovery: /version, /api, /apis, /api/v1, /apis/GROUP and
 //     /apis/GROUP/VERSION in the unaggregated form (status subresources
 //     listed), enough for

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
@@ -44,6 +45,9 @@ func Handler(srv *fake.Server, opts Options) http.Handler {
 	if h.report == nil {
 		h.report = func(err error) { klog.ErrorS(err, "fakeapi") }
 	}
+	if info, ok := runtime.SerializerInfoForMediaType(h.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON); ok {
+		h.strictJSON = info.StrictSerializer
+	}
 	for _, r := range srv.Resources() {
 		h.byGVR[r.GVR] = r
 		h.resources = append(h.resources, r)
@@ -66,6 +70,9 @@ type handler struct {
 	byGVR     map[schema.GroupVersionResource]fake.Resource
 	// status holds the resources with the status subresource.
 	status map[schema.GroupVersionResource]bool
+	// strictJSON is the strict JSON decoder of codecs, for the field
+	// validation of patched objects.
+	strictJSON runtime.Decoder
 }
 
 // request is a parsed resource path.
@@ -88,7 +95,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.metadataOnly = strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata")
 	req.protobuf = h.protobuf && prefersProtobuf(r.Header.Get("Accept"))
-	if req.subresource != "" && (req.subresource != "status" || !h.status[req.res.GVR]) {
+	if h.podSubresource(req) {
+		if r.Method != http.MethodPost {
+			h.writeError(w, r, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/" + req.subresource}, strings.ToLower(r.Method)))
+			return
+		}
+		h.createPodSubresource(w, r, req)
+		return
+	}
+	if req.subresource == "scale" && hasScale(req.res.GVR, req.res.Unstructured) {
+		h.serveScale(w, r, req)
+		return
+	}
+	if req.subresource != "" && !(req.subresource == "status" && h.status[req.res.GVR]) && !(req.subresource == "approval" && hasApproval(req.res)) {
 		h.writeError(w, r, notFound(r.URL.Path))
 		return
 	}
@@ -265,7 +284,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request, req request) {
 		h.writeError(w, r, err)
 		return
 	}
-	obj, m, err := h.decodeBody(r, req)
+	obj, m, err := h.decodeBody(w, r, req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -288,7 +307,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request, req request) {
 		h.writeError(w, r, err)
 		return
 	}
-	obj, m, err := h.decodeBody(r, req)
+	obj, m, err := h.decodeBody(w, r, req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -475,7 +494,7 @@ func mediaType(r *http.Request) string {
 // resource: JSON, YAML or protobuf for a typed resource (client-go's typed
 // clients send protobuf), JSON for an unstructured one. A missing
 // apiVersion and kind default to the resource's.
-func (h *handler) decodeBody(r *http.Request, req request) (runtime.Object, metav1.Object, error) {
+func (h *handler) decodeBody(w http.ResponseWriter, r *http.Request, req request) (runtime.Object, metav1.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
@@ -500,6 +519,14 @@ func (h *handler) decodeBody(r *http.Request, req request) (runtime.Object, meta
 		} else if err == nil && got.Kind != gvk.Kind {
 			err = fmt.Errorf("the kind in the data (%s) does not match the expected kind (%s)", got.Kind, gvk.Kind)
 		}
+		if err == nil && info.StrictSerializer != nil {
+			err = fieldErrors(w, r, info.StrictSerializer, body, gvk, func(strict error) error {
+				return apierrors.NewBadRequest(strict.Error())
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	if err != nil {
 		return nil, nil, apierrors.NewBadRequest(err.Error())
@@ -509,6 +536,37 @@ func (h *handler) decodeBody(r *http.Request, req request) (runtime.Object, meta
 		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
 	return obj, m, nil
+}
+
+// fieldErrors is kube-apiserver's server-side field validation of a typed
+// body, decoded again with the strict variant of its serializer: with the
+// request's fieldValidation Strict, its unknown and duplicate fields are
+// the error refuse makes of the strict decoding error (a 400 for a create
+// or an update, a 422 for a patch); with Warn (the default) each is a
+// Warning header (299) on w; with Ignore neither. A custom resource's
+// body is not checked: fakeapi has no CRD schemas.
+func fieldErrors(w http.ResponseWriter, r *http.Request, strict runtime.Decoder, body []byte, gvk schema.GroupVersionKind, refuse func(error) error) error {
+	directive := r.URL.Query().Get("fieldValidation")
+	if directive == "" {
+		directive = metav1.FieldValidationWarn
+	}
+	if directive != metav1.FieldValidationWarn && directive != metav1.FieldValidationStrict {
+		return nil
+	}
+	_, _, err := strict.Decode(body, &gvk, nil)
+	se, ok := runtime.AsStrictDecodingError(err)
+	if !ok {
+		return nil
+	}
+	if directive == metav1.FieldValidationStrict {
+		return refuse(se)
+	}
+	for _, e := range se.Errors() {
+		if hv, err := utilnet.NewWarningHeader(299, "-", e.Error()); err == nil {
+			w.Header().Add("Warning", hv)
+		}
+	}
+	return nil
 }
 
 // decodeUnstructured decodes a JSON object, defaulting apiVersion and kind.

@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // patchAttempts bounds the retries of a patch that meets a concurrent
@@ -58,8 +60,9 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 		h.writeError(w, r, err)
 		return
 	}
+	warned := false
 	for attempt := 1; ; attempt++ {
-		out, retry, err := h.patchOnce(r, req, types.PatchType(pt), body, uopts)
+		out, retry, err := h.patchOnce(w, r, req, types.PatchType(pt), body, uopts, &warned)
 		if retry && attempt < patchAttempts {
 			continue
 		}
@@ -73,8 +76,10 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request, req request) {
 }
 
 // patchOnce patches the current object; retry reports a conflict with a
-// concurrent write that another attempt may not meet.
-func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, patch []byte, opts metav1.UpdateOptions) (out runtime.Object, retry bool, err error) {
+// concurrent write that another attempt may not meet. warned is set once
+// the patched object's fields have been validated (fieldErrors), so that a
+// retry adds no second set of warnings.
+func (h *handler) patchOnce(w http.ResponseWriter, r *http.Request, req request, pt types.PatchType, patch []byte, opts metav1.UpdateOptions, warned *bool) (out runtime.Object, retry bool, err error) {
 	cur, err := h.srv.Get(r.Context(), req.res.GVR, req.namespace, req.name)
 	if err != nil {
 		return nil, false, err
@@ -97,6 +102,21 @@ func (h *handler) patchOnce(r *http.Request, req request, pt types.PatchType, pa
 	}
 	if err != nil {
 		return nil, false, apierrors.NewBadRequest(err.Error())
+	}
+	if !req.res.Unstructured && h.strictJSON != nil && !*warned {
+		// As kube-apiserver's patcher: the patched object's unknown
+		// fields are a 422 on the patch (Strict) or warnings (Warn), once.
+		err := fieldErrors(w, r, h.strictJSON, patchedJSON, gvk, func(strict error) error {
+			var shown any
+			_ = json.Unmarshal(patch, &shown)
+			return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+				field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", shown), strict.Error()),
+			})
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		*warned = true
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {

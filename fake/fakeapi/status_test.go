@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/listwatch/listwatch/fake"
 	"github.com/listwatch/listwatch/fake/fakeapi"
@@ -33,14 +35,19 @@ func TestStatusSubresource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A typed /status write takes the status and the metadata, as the
+	// pod status strategy does (but for owner references), and keeps the
+	// spec.
 	pod.Status.Phase = corev1.PodRunning
 	pod.Labels = map[string]string{"via": "status"}
+	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u"}}
+	pod.Spec.NodeName = "n"
 	pod, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if phase() != corev1.PodRunning || labels()["via"] != "" {
-		t.Errorf("after UpdateStatus: phase %q labels %v, want Running and no labels", phase(), labels())
+	if p := stored(t, srv, "ns", "p"); p.Status.Phase != corev1.PodRunning || p.Labels["via"] != "status" || p.OwnerReferences != nil || p.Spec.NodeName != "" {
+		t.Errorf("after UpdateStatus: phase %q labels %v owners %v node %q, want Running, via=status, no owners, no node", p.Status.Phase, p.Labels, p.OwnerReferences, p.Spec.NodeName)
 	}
 
 	pod.Status.Phase = corev1.PodFailed
@@ -80,7 +87,7 @@ func TestStatusSubresource(t *testing.T) {
 	for _, r := range rl.APIResources {
 		names = append(names, r.Name)
 	}
-	if want := []string{"pods", "pods/status", "configmaps", "nodes", "nodes/status"}; fmt.Sprint(names) != fmt.Sprint(want) {
+	if want := []string{"pods", "pods/status", "pods/binding", "pods/eviction", "configmaps", "nodes", "nodes/status"}; fmt.Sprint(names) != fmt.Sprint(want) {
 		t.Errorf("v1 discovery lists %v, want %v", names, want)
 	}
 
@@ -107,5 +114,31 @@ func TestStatusSubresource(t *testing.T) {
 	size, _, _ := unstructured.NestedInt64(g.Object, "spec", "size")
 	if !ready || size != 1 {
 		t.Errorf("after UpdateStatus: %v, want status.ready and spec.size 1", g.Object)
+	}
+}
+
+// A deployment's /status write keeps the stored labels (the deployment
+// status strategy resets them with the spec) and takes the annotations,
+// as controller-runtime's "StatusClient with metadata objects should patch
+// status" spec expects of kube-apiserver.
+func TestDeploymentStatusKeepsLabels(t *testing.T) {
+	ctx := t.Context()
+	deployments := fake.Resource{GVR: appsv1.SchemeGroupVersion.WithResource("deployments"), Kind: "Deployment", Namespaced: true}
+	srv := fake.NewTestServer(t, fake.Options{Resources: []fake.Resource{deployments}})
+	cs := kubernetes.NewForConfigOrDie(fakeapi.ServeTest(t, srv, fakeapi.Options{}))
+	dc := cs.AppsV1().Deployments("ns")
+	if _, err := dc.Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", Labels: map[string]string{"a": "1"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	patch := []byte(`{"metadata":{"labels":{"a":"2"},"annotations":{"k":"v"}},"spec":{"paused":true},"status":{"replicas":3}}`)
+	if _, err := dc.Patch(ctx, "d", types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dc.Get(ctx, "d", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Labels["a"] != "1" || d.Annotations["k"] != "v" || d.Spec.Paused || d.Status.Replicas != 3 {
+		t.Errorf("after the /status patch: labels %v annotations %v paused %v replicas %d; want a=1, k=v, not paused, 3", d.Labels, d.Annotations, d.Spec.Paused, d.Status.Replicas)
 	}
 }

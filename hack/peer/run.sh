@@ -4,8 +4,8 @@
 # peers' own constructors (baseline, which proves the harness), prints
 # passed/failed/skipped per suite and fails on any failure not listed in
 # hack/peer/known-failures.txt. Suites: controller-runtime
-# controller-runtime-crcache client-go client-go-rewritten
-# kube-controller-manager (all by default). See docs/testing.md, "Peer suites".
+# controller-runtime-crcache controller-runtime-fakeapi client-go
+# client-go-rewritten kube-controller-manager (all by default). See docs/testing.md, "Peer suites".
 #
 # Environment:
 #   PEER_WORKDIR  where the peers' code is copied and built (default: a
@@ -20,8 +20,8 @@ GO=${GO:-go}
 mode=${1:-listwatch}
 shift || true
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime controller-runtime-crcache client-go client-go-rewritten kube-controller-manager)
-case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [controller-runtime-crcache] [client-go] [client-go-rewritten] [kube-controller-manager]" >&2; exit 2 ;; esac
+[[ ${#suites[@]} -gt 0 ]] || suites=(controller-runtime controller-runtime-crcache controller-runtime-fakeapi client-go client-go-rewritten kube-controller-manager)
+case $mode in listwatch | baseline) ;; *) echo "usage: run.sh [listwatch|baseline] [controller-runtime] [controller-runtime-crcache] [controller-runtime-fakeapi] [client-go] [client-go-rewritten] [kube-controller-manager]" >&2; exit 2 ;; esac
 
 if [[ -n ${PEER_WORKDIR:-} ]]; then
 	work=$PEER_WORKDIR
@@ -59,6 +59,15 @@ for suite in "${suites[@]}"; do
 		KUBEBUILDER_ASSETS=$(bash "$root/hack/build-apiserver.sh")
 		export KUBEBUILDER_ASSETS
 		bash "$here/controller-runtime.sh" "$mode" "$work" crcache
+		;;
+	controller-runtime-fakeapi)
+		# envtest's kube-apiserver only in baseline mode: in listwatch mode
+		# the suites' envtest serves a fake.Server through fake/fakeapi.
+		if [[ $mode == baseline ]]; then
+			KUBEBUILDER_ASSETS=$(bash "$root/hack/build-apiserver.sh")
+			export KUBEBUILDER_ASSETS
+		fi
+		bash "$here/controller-runtime-fakeapi.sh" "$mode" "$work"
 		;;
 	client-go | client-go-rewritten)
 		# Known failures whose reason starts with "hangs" are not run at all
