@@ -33,6 +33,9 @@ type Informer[T store.Object] struct {
 	fresh freshness // what Fresh calls learnt (Freshness)
 	// left is the source's Leaver, nil when it is none.
 	left func(obj T) bool
+	// askedRelist is set by Relist and taken by the next list's begin,
+	// which is then quiet: its unchanged objects reach no handler.
+	askedRelist atomic.Bool
 
 	// mu guards the fields below. process holds it while distributing, so
 	// a handler added late gets the cache replayed with no change slipping
@@ -43,6 +46,9 @@ type Informer[T store.Object] struct {
 	// notes is processBatch's reusable notification list; empty between
 	// batches.
 	notes []notification[T]
+	// quietList: the list being applied (between its begin and end,
+	// across batches) was asked for with Relist.
+	quietList bool
 	// runCtx is the context of Run once started; nil before.
 	runCtx context.Context
 	// resyncWake (capacity 1) tells resyncLoop that a handler with a
@@ -229,7 +235,16 @@ func (inf *Informer[T]) checkInitialDone() {
 // reflector.ReasonRequested. Requests are paced (3 at once, then one per
 // reflector.Config.Backoff.Initial, 800ms by default; more in that time
 // make one relist), so calling it in a loop cannot flood the server.
-func (inf *Informer[T]) Relist() { inf.refl.Relist() }
+//
+// The objects the relist finds unchanged are told to no handler, not even
+// to the drop-in's (clientgo/tools/cache), which hear the unchanged
+// objects of the reflector's own relists as updates, as client-go's do: a
+// relist asked for is listwatch's, which client-go handlers do not expect
+// to hear of (a scope change tells them only what it adds and removes).
+func (inf *Informer[T]) Relist() {
+	inf.askedRelist.Store(true)
+	inf.refl.Relist()
+}
 
 // CachedAt returns the cached objects once the cache reflects resource
 // version rv (WaitForResourceVersion) and holds every list the reflector

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/listwatch/listwatch/deltafifo"
@@ -28,7 +29,8 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 	defer inf.mu.Unlock()
 	var firstErr error
 	inOrder := inf.opts.OrderedQueue
-	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder, left: inf.left}
+	a := applier[T]{notes: inf.notes[:0], initial: initial, tellUnknownDeletes: inOrder, deletionsFirst: inOrder, rvPerEvent: inOrder, left: inf.left,
+		quiet: inf.quietList, asked: &inf.askedRelist}
 	inf.store.Write(func(tx *store.Tx[T]) {
 		a.batch(tx, items, func(err error, key string) {
 			inf.log.Error(err, "could not apply a change to the cache; it is skipped", "key", key)
@@ -37,6 +39,7 @@ func (inf *Informer[T]) processBatch(items []deltafifo.Item[T], initial bool) er
 			}
 		})
 	})
+	inf.quietList = a.quiet
 	if a.rv != "" {
 		inf.rv.set(a.rv)
 	}
@@ -90,12 +93,20 @@ type applier[T store.Object] struct {
 	// the source's scope (a [Leaver]): its deletion is then told with
 	// its final state known.
 	left func(obj T) bool
+	// quiet: the list being applied was asked for (Informer.Relist); the
+	// objects it finds unchanged make no notification. asked is the
+	// informer's flag, taken at each list's begin.
+	quiet bool
+	asked *atomic.Bool
 }
 
 // batch applies a batch of items in order, reporting each item's error
 // to failed.
 func (a *applier[T]) batch(tx *store.Tx[T], items []deltafifo.Item[T], failed func(err error, key string)) {
 	for i := range items {
+		if items[i].List == deltafifo.ListBegin && a.asked != nil {
+			a.quiet = a.asked.Swap(false)
+		}
 		if items[i].List == deltafifo.ListBegin && a.deletionsFirst {
 			if end := listEnd(items[i:]); end > 0 {
 				a.sweepFirst(tx, items[i+1:i+end])
@@ -151,6 +162,7 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 		return nil
 	case deltafifo.ListEnd:
 		a.end(tx)
+		a.quiet = false
 		return nil
 	case deltafifo.ListProgress:
 		// An empty or non-numeric resource version says nothing about
@@ -169,6 +181,8 @@ func (a *applier[T]) item(tx *store.Tx[T], it *deltafifo.Item[T]) error {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s delta: %w", it.Deltas[j].Type, err)
 			}
+		case ok && a.quiet && it.Deltas[j].Type == deltafifo.Replaced && n.kind == noteResynced:
+			// an unchanged object of a relist asked for: nothing to tell
 		case ok:
 			a.notes = append(a.notes, n)
 			a.syncs = a.syncs || n.kind == noteResynced

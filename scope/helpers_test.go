@@ -336,3 +336,13 @@ func replayed(calls []string) ([]string, error) {
 	}
 	return slices.Sorted(maps.Keys(cached)), nil
 }
+
+// takeInOrder returns the calls recorded since the last take, in the
+// order they were made.
+func (r *recorder) takeInOrder() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.calls
+	r.calls = nil
+	return out
+}

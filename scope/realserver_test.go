@@ -27,7 +27,9 @@ import (
 // deletes exactly their objects with the final state known; under churn
 // the cache ends equal to a fresh informer's of the final scope, and the
 // handler's calls replay to it. A user who may not list a namespace (403)
-// gets the error from Update and keeps the old scope whole. Skipped under
+// gets the error from Update and keeps the old scope whole. Then the
+// property tests of realprop_test.go: random scopes under churn
+// (randomScopes) and Fresh under churn (freshUnderChurn). Skipped under
 // -short.
 func TestRealServer(t *testing.T) {
 	srv, err := testapiserver.Start(t.Context(), t, testapiserver.Options{})
@@ -53,6 +55,10 @@ func TestRealServer(t *testing.T) {
 			written = made.ResourceVersion
 		}
 	}
+	grantLists(t, admin, namespaces(0, 6))
+	// The unprivileged user may list ConfigMaps in n0-n5 (not in secret, nor every
+	// namespace at once) and watch them everywhere.
+	user := kubernetes.NewForConfigOrDie(srv.UnprivilegedConfig())
 	of := func(cs kubernetes.Interface) func(string) cache.ListerWatcherWithContext {
 		return func(ns string) cache.ListerWatcherWithContext {
 			return reflector.FromClient(cs.CoreV1().ConfigMaps(ns))
@@ -104,30 +110,8 @@ func TestRealServer(t *testing.T) {
 	})
 
 	t.Run("forbidden namespace", func(t *testing.T) {
-		// The user may watch ConfigMaps everywhere (a scope of several
-		// namespaces is watched cluster-wide) and list them in n0-n2 only.
-		if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cm-watch"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"watch"}}}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cm-list"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		user := rbacv1.Subject{Kind: rbacv1.UserKind, Name: testapiserver.UnprivilegedUser}
-		if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cm-watch"},
-			Subjects: []rbacv1.Subject{user}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cm-watch"}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		for _, ns := range namespaces(0, 3) {
-			if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cm-list"},
-				Subjects: []rbacv1.Subject{user}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cm-list"}}, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cs := kubernetes.NewForConfigOrDie(srv.UnprivilegedConfig())
 		old := scope.Scope{Namespaces: []string{"n0", "n1"}}
-		h := startWith(t, of(cs), old)
+		h := startWith(t, of(user), old)
 		defer h.stop()
 		realSettle(t, h, written)
 		h.rec.await(t, ctx, atLeast(60))
@@ -202,6 +186,8 @@ func TestRealServer(t *testing.T) {
 			t.Fatal(bad)
 		}
 	})
+	t.Run("random scopes under churn", func(t *testing.T) { randomScopes(t, admin, user, of) })
+	t.Run("fresh under churn", func(t *testing.T) { freshUnderChurn(t, admin, of) })
 }
 
 // realSettle waits until h's informer has applied the test's writes up to
@@ -262,4 +248,31 @@ func churnReal(ctx context.Context, cs kubernetes.Interface, nss []string, last 
 		}
 	}
 	return last
+}
+
+// grantLists lets testapiserver.UnprivilegedUser watch ConfigMaps in every
+// namespace (a scope of several namespaces is watched cluster-wide) and
+// list them in nss only.
+func grantLists(t *testing.T, admin kubernetes.Interface, nss []string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cm-watch"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"watch"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cm-list"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	user := rbacv1.Subject{Kind: rbacv1.UserKind, Name: testapiserver.UnprivilegedUser}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cm-watch"},
+		Subjects: []rbacv1.Subject{user}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cm-watch"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range nss {
+		if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cm-list"},
+			Subjects: []rbacv1.Subject{user}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cm-list"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

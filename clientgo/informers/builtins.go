@@ -93,6 +93,20 @@ func (f *sharedInformerFactory) newInformer(obj k8sruntime.Object, newFunc inter
 		}
 		klog.Background().Error(err, "informers: building the informer held on read; caching whole objects", "resource", b.gvr)
 	}
+	opts := cache.SharedIndexInformerOptions{
+		ResyncPeriod: resync,
+		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		Identifier:   f.informerName.WithResource(b.gvr),
+	}
+	if f.live != nil && b.typ.Namespaced && !nilcheck.Is(f.client) {
+		inf, err := f.liveInformer(b, obj, opts)
+		if err != nil {
+			klog.Background().Error(err, "informers: building the informer of a live scope; it keeps the factory's options", "resource", b.gvr)
+		}
+		if inf != nil {
+			return inf
+		}
+	}
 	lw, err := f.source(b)
 	if err != nil {
 		// restsource.New refuses only options it validates, all set here,
@@ -100,11 +114,7 @@ func (f *sharedInformerFactory) newInformer(obj k8sruntime.Object, newFunc inter
 		klog.Background().Error(err, "informers: building the source; using client-go's informer", "resource", b.gvr)
 		return newFunc(f.client, resync)
 	}
-	return lwcache.NewSharedIndexInformerWithOptions(lw, obj, cache.SharedIndexInformerOptions{
-		ResyncPeriod: resync,
-		Indexers:     cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-		Identifier:   f.informerName.WithResource(b.gvr),
-	})
+	return lwcache.NewSharedIndexInformerWithOptions(lw, obj, opts)
 }
 
 // source is what an informer of b's type lists and watches: restsource

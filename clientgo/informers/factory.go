@@ -58,6 +58,7 @@ func NewSharedInformerFactoryWithOptions(client kubernetes.Interface, defaultRes
 		defaultResync: defaultResync,
 		settings:      s,
 		memory:        memory,
+		live:          newLiveScope(s),
 	}
 }
 
@@ -69,6 +70,8 @@ type sharedInformerFactory struct {
 	defaultResync time.Duration
 	settings
 	memory MemoryOptions
+	// live is WithLiveScope's; nil without.
+	live *liveScope
 
 	// informers holds one informer per object type, with client-go's
 	// lifecycle: built after Shutdown too, never cancelled by it.

@@ -25,6 +25,8 @@ type settings struct {
 	memory *MemoryOptions
 	// onRead holds WithOnRead's types.
 	onRead map[reflect.Type]OnRead
+	// liveScope is set by WithLiveScope.
+	liveScope bool
 }
 
 // option returns an option that is client-go's base option and, given to
