@@ -3,7 +3,7 @@ package crcache_test
 import (
 	"context"
 	"fmt"
-		"runtime"
+	"runtime"
 	"strings"
 	"testing"
 
